@@ -1,0 +1,161 @@
+"""Pydantic models of a question bank: `bank.yaml` and one file per question."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from enum import StrEnum
+from typing import Annotated, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from bot.bank.limits import (
+    MAX_OPTION_CHARS,
+    MAX_OPTIONS,
+    MAX_QUESTION_MESSAGE_CHARS,
+    MIN_OPTIONS,
+    question_message_length,
+)
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Slug = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9._-]{0,47}$"),
+]
+LETTERS = "ABCDEFGHIJKL"
+
+
+class Strict(BaseModel):
+    """Base for bank models: unknown keys are errors, so a typo never goes unnoticed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class Difficulty(StrEnum):
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class Kind(StrEnum):
+    SINGLE = "single"
+    MULTIPLE = "multiple"
+
+
+class Option(Strict):
+    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_OPTION_CHARS)]
+    correct: bool = False
+    rationale: Text = Field(description="Why learners pick this option and why it is or isn't right.")
+
+
+class Reference(Strict):
+    title: Text
+    url: str | None = None
+
+
+class Question(Strict):
+    id: Slug
+    topic: Slug
+    difficulty: Difficulty = Difficulty.MEDIUM
+    kind: Kind = Kind.SINGLE
+    stem: Text
+    options: list[Option] = Field(min_length=MIN_OPTIONS, max_length=MAX_OPTIONS)
+    explanation: Text
+    trap: Text | None = Field(default=None, description="The common exam trap.")
+    tags: list[Slug] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    author: Text | None = None
+    reviewed: dt.date | None = Field(default=None, description="Date of the last review.")
+
+    @model_validator(mode="after")
+    def _check_options(self) -> Self:
+        seen: dict[str, int] = {}
+        for i, option in enumerate(self.options):
+            key = re.sub(r"\s+", " ", option.text.strip().casefold())
+            if not key:
+                raise ValueError(f"options.{i}.text: option text is empty")
+            if key in seen:
+                raise ValueError(
+                    f"options.{i}.text: duplicates option {LETTERS[seen[key]]} ({option.text!r})"
+                )
+            seen[key] = i
+        n_correct = sum(o.correct for o in self.options)
+        if self.kind is Kind.SINGLE and n_correct != 1:
+            raise ValueError(
+                f"options: a single-answer question needs exactly 1 correct option, has {n_correct}"
+            )
+        if self.kind is Kind.MULTIPLE and not 2 <= n_correct < len(self.options):
+            raise ValueError(
+                "options: a multiple-answer question needs at least 2 correct options and "
+                f"at least one wrong one, has {n_correct} of {len(self.options)}"
+            )
+        length = question_message_length(self.stem, [o.text for o in self.options])
+        if length > MAX_QUESTION_MESSAGE_CHARS:
+            raise ValueError(
+                f"stem: the question with its options is {length} chars, over the "
+                f"{MAX_QUESTION_MESSAGE_CHARS} that fit one Telegram message"
+            )
+        return self
+
+    @property
+    def correct_indices(self) -> frozenset[int]:
+        """Indices of the correct options."""
+        return frozenset(i for i, o in enumerate(self.options) if o.correct)
+
+    @property
+    def select_count(self) -> int:
+        """How many options a learner must pick."""
+        return len(self.correct_indices)
+
+
+class Topic(Strict):
+    id: Slug
+    name: Text
+    weight: Annotated[float, Field(gt=0, le=100, description="Blueprint weight in percent.")]
+
+
+class MockExam(Strict):
+    questions: Annotated[int, Field(ge=1, le=500)]
+    minutes: Annotated[int, Field(ge=1, le=600)]
+
+
+class BankMeta(Strict):
+    id: Slug
+    title: Text
+    exam_code: Text
+    language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")] = "en"
+    passing_score: Annotated[float, Field(gt=0, le=100)]
+    mock_exam: MockExam
+    topics: list[Topic] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _check_topics(self) -> Self:
+        ids = [t.id for t in self.topics]
+        dupes = sorted({t for t in ids if ids.count(t) > 1})
+        if dupes:
+            raise ValueError(f"topics: duplicate topic ids {', '.join(dupes)}")
+        total = sum(t.weight for t in self.topics)
+        if abs(total - 100) > 0.01:
+            raise ValueError(f"topics: blueprint weights add up to {total:g}%, not 100%")
+        return self
+
+    def topic(self, topic_id: str) -> Topic | None:
+        """The topic with this id, if declared."""
+        return next((t for t in self.topics if t.id == topic_id), None)
+
+
+class Bank(BaseModel):
+    """A loaded, validated bank: its metadata and its questions by id."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    meta: BankMeta
+    questions: dict[str, Question]
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    def in_topic(self, topic: str | None) -> list[Question]:
+        """Questions of one topic, or all when topic is None."""
+        return [q for q in self.questions.values() if topic is None or q.topic == topic]
