@@ -1,0 +1,7 @@
+"""`python -m bot` is `quizbot`."""
+
+import sys
+
+from bot.cli import main
+
+sys.exit(main())

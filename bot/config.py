@@ -1,0 +1,92 @@
+"""Settings read from the environment or `.env` (pydantic-settings)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+# The bundled bank ships next to the package in a source checkout.
+BUNDLED_QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
+TOKEN_PATTERN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,64}$")
+
+
+class Settings(BaseSettings):
+    """Everything the bot reads from its environment; see `.env.example` for each meaning."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+    )
+
+    bot_token: SecretStr = Field(validation_alias="BOT_TOKEN")
+    db: Path = Field(default=Path("quizbot.sqlite3"), validation_alias="QUIZBOT_DB")
+    questions: Annotated[list[Path], NoDecode] = Field(
+        default_factory=lambda: [BUNDLED_QUESTIONS], validation_alias="QUIZBOT_QUESTIONS"
+    )
+    bot_api_url: str = Field(
+        default="https://api.telegram.org", validation_alias="BOT_API_URL"
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", validation_alias="QUIZBOT_LOG_LEVEL"
+    )
+    log_json: bool = Field(default=False, validation_alias="QUIZBOT_LOG_JSON")
+    admins: Annotated[frozenset[int], NoDecode] = Field(
+        default=frozenset(), validation_alias="QUIZBOT_ADMINS"
+    )
+    default_timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
+    # Daily push
+    push_grace_minutes: int = Field(default=120, ge=0, validation_alias="QUIZBOT_PUSH_GRACE_MINUTES")
+    push_rate: float = Field(default=25.0, gt=0, validation_alias="QUIZBOT_PUSH_RATE")
+    paid_broadcast: bool = Field(default=False, validation_alias="QUIZBOT_PAID_BROADCAST")
+    paid_broadcast_rate: float = Field(
+        default=500.0, gt=0, le=1000, validation_alias="QUIZBOT_PAID_BROADCAST_RATE"
+    )
+    group_messages_per_minute: int = Field(
+        default=20, ge=1, validation_alias="QUIZBOT_GROUP_MESSAGES_PER_MINUTE"
+    )
+    # Groups
+    group_answer_window_minutes: int = Field(
+        default=10, ge=1, le=1440, validation_alias="QUIZBOT_GROUP_WINDOW_MINUTES"
+    )
+    # Webhook mode
+    webhook_url: str | None = Field(default=None, validation_alias="QUIZBOT_WEBHOOK_URL")
+    webhook_secret: SecretStr | None = Field(default=None, validation_alias="QUIZBOT_WEBHOOK_SECRET")
+    webhook_listen: str = Field(default="127.0.0.1", validation_alias="QUIZBOT_WEBHOOK_LISTEN")
+    webhook_port: int = Field(default=8443, ge=1, le=65535, validation_alias="QUIZBOT_WEBHOOK_PORT")
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr) -> SecretStr:
+        if not TOKEN_PATTERN.match(value.get_secret_value().strip()):
+            # Never echo the value: a half-pasted token is still a secret.
+            raise ValueError("BOT_TOKEN does not look like a token from @BotFather (123456:ABC...)")
+        return SecretStr(value.get_secret_value().strip())
+
+    @field_validator("questions", mode="before")
+    @classmethod
+    def _split_paths(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [Path(p) for p in value.split(",") if p.strip()]
+        return value
+
+    @field_validator("admins", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            return frozenset(int(p) for p in re.split(r"[,\s]+", value) if p)
+        if isinstance(value, int):
+            return frozenset({value})
+        return value
+
+    @field_validator("bot_api_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @property
+    def api_base_url(self) -> str:
+        """Base URL for PTB: it appends the token itself."""
+        return f"{self.bot_api_url}/bot"
