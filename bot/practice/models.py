@@ -1,0 +1,78 @@
+"""Domain values passed between the practice service and its callers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.bank.models import Question
+
+
+@dataclass(frozen=True, slots=True)
+class Learner:
+    """Who is answering: enough of a Telegram user to greet and rank them."""
+
+    id: int
+    first_name: str = ""
+    username: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A question sent (or about to be sent) into a chat."""
+
+    id: int
+    chat_id: int
+    bank_id: str
+    question: Question
+    source: str = "quiz"
+    message_id: int | None = None
+    sent_at: float = 0.0
+    closes_at: float | None = None
+
+
+class AnswerStatus(StrEnum):
+    RECORDED = "recorded"  # a new answer, graded and stored
+    ALREADY = "already"  # this user already answered this delivery
+    CLOSED = "closed"  # the answer window is over
+    REMOVED = "removed"  # the question is no longer in the bank
+    UNKNOWN = "unknown"  # no such delivery here, or an option that does not exist
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerOutcome:
+    """What happened to a tap on an answer button."""
+
+    status: AnswerStatus
+    delivery: Delivery | None = None
+    chosen: frozenset[int] = frozenset()
+    correct: bool = False
+    answer_count: int = 0  # answers to this delivery so far (groups show it)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicStats:
+    topic: str
+    name: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """A learner's record in one bank."""
+
+    bank_title: str
+    answered: int
+    correct: int
+    streak_days: int
+    topics: list[TopicStats] = field(default_factory=list)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0

@@ -1,0 +1,258 @@
+"""The practice engine: pick a question, record a delivery, grade and store an answer, stats.
+
+No Telegram here: the bot, the terminal player and the daily push all drive this service.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from zoneinfo import ZoneInfo
+
+from bot.bank.models import Kind
+from bot.practice import grading
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock, SystemClock
+from bot.practice.models import (
+    AnswerOutcome,
+    AnswerStatus,
+    Delivery,
+    Learner,
+    Stats,
+    TopicStats,
+)
+from bot.practice.selection import Seen, choose_next
+from bot.practice.streaks import current_streak
+from bot.storage import practice_sql as sql
+from bot.storage.db import Database
+
+STREAK_LOOKBACK_S = 400 * 86400
+
+
+class PracticeService:
+    """Everything a learner does, as async calls that each cost one database round trip."""
+
+    def __init__(
+        self,
+        db: Database,
+        catalog: Catalog,
+        *,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        default_timezone: str = "UTC",
+    ) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.clock = clock or SystemClock()
+        self.rng = rng or random.Random()
+        self.default_timezone = default_timezone
+
+    async def register(self, learner: Learner, *, started: bool = False) -> None:
+        """Remember a user (and that they opened a private chat, when started)."""
+        now = self.clock.now()
+        await self.db.write(lambda c: sql.upsert_user(c, learner, now, started))
+
+    async def register_chat(self, chat_id: int, chat_type: str, title: str | None) -> None:
+        """Remember a chat the bot talks in."""
+        now = self.clock.now()
+        await self.db.write(lambda c: sql.upsert_chat(c, chat_id, chat_type, title, now))
+
+    async def prefs(self, user_id: int) -> sql.UserPrefs:
+        """The user's chosen bank, topic and timezone."""
+        return await self.db.read(lambda c: sql.user_prefs(c, user_id))
+
+    async def choose_topic(self, user_id: int, bank_id: str, topic: str | None) -> bool:
+        """Set the learner's topic (None: all); False if the bank has no such topic."""
+        bank = self.catalog.banks.get(bank_id)
+        if bank is None or (topic is not None and bank.meta.topic(topic) is None):
+            return False
+        await self.db.write(lambda c: sql.set_user_topic(c, user_id, bank_id, topic))
+        return True
+
+    async def next_delivery(
+        self, chat_id: int, learner: Learner, *, source: str = "quiz"
+    ) -> Delivery | None:
+        """Pick the learner's next question and record its delivery (message id comes later)."""
+        now = self.clock.now()
+
+        def pick(conn: sqlite3.Connection) -> Delivery | None:
+            sql.upsert_user(conn, learner, now)
+            prefs = sql.user_prefs(conn, learner.id)
+            bank = self.catalog.bank(prefs.bank_id)
+            topic = prefs.topic if prefs.topic and bank.meta.topic(prefs.topic) else None
+            candidates = [q.id for q in bank.in_topic(topic)] or list(bank.questions)
+            history = {
+                r["question_id"]: Seen(
+                    r["last_seen"], None if r["last_correct"] is None else bool(r["last_correct"])
+                )
+                for r in sql.history_rows(conn, learner.id, bank.id)
+            }
+            qid = choose_next(candidates, history, self.rng)
+            if qid is None:
+                return None
+            did = sql.insert_delivery(
+                conn,
+                chat_id=chat_id,
+                user_id=learner.id,
+                bank_id=bank.id,
+                question_id=qid,
+                source=source,
+                now=now,
+            )
+            return Delivery(did, chat_id, bank.id, bank.questions[qid], source, sent_at=now)
+
+        return await self.db.write(pick)
+
+    async def attach_message(self, delivery_id: int, message_id: int) -> None:
+        """Store the Telegram message id of a delivery once it was sent."""
+        await self.db.write(lambda c: sql.set_delivery_message(c, delivery_id, message_id))
+
+    async def delivery(self, delivery_id: int) -> Delivery | None:
+        """A delivery with its question, or None if either is gone."""
+        row = await self.db.read(lambda c: sql.delivery_row(c, delivery_id))
+        return self._delivery(row) if row else None
+
+    def _delivery(self, row: sqlite3.Row) -> Delivery | None:
+        question = self.catalog.question(row["bank_id"], row["question_id"])
+        if question is None:
+            return None
+        return Delivery(
+            row["id"],
+            row["chat_id"],
+            row["bank_id"],
+            question,
+            row["source"],
+            row["message_id"],
+            row["sent_at"],
+            row["closes_at"],
+        )
+
+    def _check(
+        self, conn: sqlite3.Connection, delivery_id: int, chat_id: int, now: float
+    ) -> tuple[sqlite3.Row | None, Delivery | None, AnswerStatus | None]:
+        """The delivery behind a button, or why the press cannot count."""
+        row = sql.delivery_row(conn, delivery_id)
+        if row is None or row["chat_id"] != chat_id:
+            return None, None, AnswerStatus.UNKNOWN
+        delivery = self._delivery(row)
+        if delivery is None:
+            return row, None, AnswerStatus.REMOVED
+        if row["closed_at"] is not None or (
+            row["closes_at"] is not None and now >= row["closes_at"]
+        ):
+            return row, delivery, AnswerStatus.CLOSED
+        return row, delivery, None
+
+    async def answer(
+        self, delivery_id: int, learner: Learner, chat_id: int, chosen: frozenset[int]
+    ) -> AnswerOutcome:
+        """Grade and record a learner's choice; a second answer to one delivery is not counted."""
+        now = self.clock.now()
+
+        def record(conn: sqlite3.Connection) -> AnswerOutcome:
+            row, delivery, problem = self._check(conn, delivery_id, chat_id, now)
+            if problem is not None or row is None or delivery is None:
+                return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
+            question = delivery.question
+            if not grading.valid_choice(question, chosen) or (
+                question.kind is Kind.SINGLE and len(chosen) != 1
+            ):
+                return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
+            correct = grading.is_correct(question, chosen)
+            sql.upsert_user(conn, learner, now)
+            fresh = sql.insert_answer(
+                conn,
+                delivery=row,
+                user_id=learner.id,
+                topic=question.topic,
+                chosen=grading.encode_choice(chosen),
+                correct=correct,
+                now=now,
+            )
+            count = sql.answer_count(conn, delivery_id) if delivery.source != "quiz" else 0
+            if fresh:
+                if question.kind is Kind.MULTIPLE:
+                    sql.clear_pending_choice(conn, delivery_id, learner.id)
+                return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen, correct, count)
+            before = sql.existing_answer(conn, delivery_id, learner.id)
+            return AnswerOutcome(
+                AnswerStatus.ALREADY,
+                delivery,
+                grading.decode_choice(before["chosen"]),
+                bool(before["correct"]),
+                count,
+            )
+
+        return await self.db.write(record)
+
+    async def toggle(
+        self, delivery_id: int, learner: Learner, chat_id: int, option: int
+    ) -> AnswerOutcome:
+        """Flip one option of a multiple-answer question; returns the options now selected."""
+        now = self.clock.now()
+
+        def flip(conn: sqlite3.Connection) -> AnswerOutcome:
+            _, delivery, problem = self._check(conn, delivery_id, chat_id, now)
+            if problem is not None or delivery is None:
+                return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
+            if not 0 <= option < len(delivery.question.options):
+                return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
+            if sql.existing_answer(conn, delivery_id, learner.id) is not None:
+                before = sql.existing_answer(conn, delivery_id, learner.id)
+                return AnswerOutcome(
+                    AnswerStatus.ALREADY,
+                    delivery,
+                    grading.decode_choice(before["chosen"]),
+                    bool(before["correct"]),
+                )
+            chosen = set(grading.decode_choice(sql.pending_choice(conn, delivery_id, learner.id)))
+            chosen ^= {option}
+            sql.set_pending_choice(conn, delivery_id, learner.id, grading.encode_choice(chosen))
+            return AnswerOutcome(AnswerStatus.RECORDED, delivery, frozenset(chosen))
+
+        return await self.db.write(flip)
+
+    async def pending(self, delivery_id: int, user_id: int) -> frozenset[int]:
+        """Options toggled but not yet submitted."""
+        text = await self.db.read(lambda c: sql.pending_choice(c, delivery_id, user_id))
+        return grading.decode_choice(text)
+
+    async def submit(self, delivery_id: int, learner: Learner, chat_id: int) -> AnswerOutcome:
+        """Submit the toggled options of a multiple-answer question."""
+        chosen = await self.pending(delivery_id, learner.id)
+        return await self.answer(delivery_id, learner, chat_id, chosen)
+
+    async def stats(self, user_id: int) -> Stats:
+        """Answered, accuracy overall and per topic, and the current streak of days."""
+        now = self.clock.now()
+
+        def gather(
+            conn: sqlite3.Connection,
+        ) -> tuple[sql.UserPrefs, list[sqlite3.Row], list[float]]:
+            prefs = sql.user_prefs(conn, user_id)
+            bank_id = self.catalog.bank(prefs.bank_id).id
+            return (
+                prefs,
+                sql.topic_totals(conn, user_id, bank_id),
+                sql.answer_times(conn, user_id, now - STREAK_LOOKBACK_S),
+            )
+
+        prefs, totals, times = await self.db.read(gather)
+        bank = self.catalog.bank(prefs.bank_id)
+        topics = [
+            TopicStats(
+                r["topic"],
+                (t.name if (t := bank.meta.topic(r["topic"])) else r["topic"]),
+                r["answered"],
+                r["correct"] or 0,
+            )
+            for r in totals
+        ]
+        zone = ZoneInfo(prefs.timezone or self.default_timezone)
+        return Stats(
+            bank_title=bank.meta.title,
+            answered=sum(t.answered for t in topics),
+            correct=sum(t.correct for t in topics),
+            streak_days=current_streak(times, now, zone),
+            topics=topics,
+        )

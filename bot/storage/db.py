@@ -1,0 +1,115 @@
+"""One SQLite connection (aiosqlite) through which every read and write goes, one job at a time.
+
+aiosqlite runs each connection's calls on one thread, in order. We hand that thread a whole
+transaction as a plain sync function (`fn(conn)`), as datasette's `execute_write_fn` does: a
+transaction never interleaves with another, and each costs one round trip to the thread (the
+round trip, ~57 µs here, dominates the cost of an answer; see TELEGRAM-NOTES.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from bot.storage.migrations import apply_migrations
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def configure(conn: sqlite3.Connection) -> None:
+    """Pragmas every connection gets: WAL, foreign keys, a busy timeout."""
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode survives an application crash (kill -9), not a power cut; FULL
+    # would double the cost of every commit for the power-cut case only.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=5000")
+
+
+def connect_sync(path: Path | str) -> sqlite3.Connection:
+    """A configured blocking connection (CLI tools, migrations, tests)."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    configure(conn)
+    return conn
+
+
+def run_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """Run fn inside BEGIN IMMEDIATE ... COMMIT, rolling back if it raises."""
+    # IMMEDIATE takes the write lock up front, so a read-then-write transaction never meets
+    # SQLITE_BUSY_SNAPSHOT, which busy_timeout cannot wait out.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = fn(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
+
+
+class Database:
+    """The bot's store: open() applies migrations; write()/read() run a function in one go."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._conn: aiosqlite.Connection | None = None
+
+    async def open(self) -> None:
+        """Connect, set pragmas and bring the schema up to date."""
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._conn = conn
+        await self.call(configure)
+        applied = await self.call(apply_migrations)
+        if applied:
+            log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
+
+    async def close(self) -> None:
+        """Close the connection (idempotent)."""
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    async def __aenter__(self) -> Database:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run fn(conn) on the connection's thread, outside any explicit transaction."""
+        if self._conn is None:
+            raise RuntimeError("database is not open")
+        # aiosqlite has no public "run this callable on your thread"; _execute is that
+        # primitive (pinned to aiosqlite 0.22.x in pyproject, covered by the storage tests).
+        raw = self._conn._conn
+        result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+        return result
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run fn(conn) as one write transaction, in one round trip."""
+        return await self.call(lambda conn: run_transaction(conn, fn))
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read-only fn(conn); it sees a consistent snapshot."""
+        return await self.call(fn)
+
+    async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        """Rows of one query."""
+        return await self.call(lambda conn: conn.execute(sql, params).fetchall())
+
+    async def fetchone(self, sql: str, params: Any = ()) -> sqlite3.Row | None:
+        """First row of one query, or None."""
+        row: sqlite3.Row | None = await self.call(
+            lambda conn: conn.execute(sql, params).fetchone()
+        )
+        return row

@@ -1,0 +1,45 @@
+"""Versioned schema migrations: `bot/storage/sql/NNNN_name.sql`, applied in order, once each."""
+
+from __future__ import annotations
+
+import sqlite3
+from importlib import resources
+
+SQL_PACKAGE = "bot.storage"
+SQL_DIR = "sql"
+
+
+def available() -> list[tuple[str, str]]:
+    """(name, sql) of every migration shipped with the package, in order."""
+    folder = resources.files(SQL_PACKAGE).joinpath(SQL_DIR)
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
+
+
+def applied(conn: sqlite3.Connection) -> set[str]:
+    """Names of migrations already applied to this database."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (datetime('now')))"
+    )
+    return {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Apply the pending migrations, each in its own transaction; return their names."""
+    done = applied(conn)
+    new: list[str] = []
+    for name, sql in available():
+        if name in done:
+            continue
+        # executescript commits any open transaction first, so the script carries its own
+        # BEGIN/COMMIT: a migration is applied whole or not at all.
+        script = f"BEGIN IMMEDIATE;\n{sql}\nINSERT INTO schema_migrations(name) VALUES ('{name}');"
+        try:
+            conn.executescript(script + "\nCOMMIT;")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        new.append(name)
+    return new

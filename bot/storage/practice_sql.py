@@ -1,0 +1,191 @@
+"""SQL of the practice loop: users, deliveries and answers. Plain sync functions on a connection,
+run by `Database.write`/`read` so that each service call is one transaction in one round trip."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from bot.practice.models import Learner
+
+
+def upsert_user(
+    conn: sqlite3.Connection, user: Learner, now: float, started: bool = False
+) -> None:
+    """Create or refresh a user row (name changes follow the user)."""
+    conn.execute(
+        "INSERT INTO users (id, first_name, username, language, started, created_at, seen_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name,"
+        " username = excluded.username, language = COALESCE(excluded.language, language),"
+        " started = MAX(started, excluded.started), seen_at = excluded.seen_at",
+        (user.id, user.first_name, user.username, user.language, int(started), now, now),
+    )
+
+
+def upsert_chat(
+    conn: sqlite3.Connection, chat_id: int, chat_type: str, title: str | None, now: float
+) -> None:
+    """Create or refresh a chat row; a chat we hear from is active again."""
+    conn.execute(
+        "INSERT INTO chats (id, type, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET type = excluded.type, title = excluded.title,"
+        " active = 1, updated_at = excluded.updated_at",
+        (chat_id, chat_type, title, now, now),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UserPrefs:
+    bank_id: str | None
+    topic: str | None
+    timezone: str | None
+
+
+def user_prefs(conn: sqlite3.Connection, user_id: int) -> UserPrefs:
+    """A user's chosen bank, topic and timezone (all None for a stranger)."""
+    row = conn.execute(
+        "SELECT bank_id, topic, timezone FROM users WHERE id = ?", (user_id,)
+    ).fetchone()
+    if row is None:
+        return UserPrefs(None, None, None)
+    return UserPrefs(row["bank_id"], row["topic"], row["timezone"])
+
+
+def set_user_topic(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, topic: str | None
+) -> None:
+    conn.execute("UPDATE users SET bank_id = ?, topic = ? WHERE id = ?", (bank_id, topic, user_id))
+
+
+def history_rows(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[sqlite3.Row]:
+    """Per question: last time seen (sent to or answered by the user) and the last verdict."""
+    return conn.execute(
+        "SELECT question_id, MAX(t) AS last_seen,"
+        " (SELECT a.correct FROM answers a WHERE a.user_id = :u AND a.bank_id = :b"
+        "   AND a.question_id = h.question_id ORDER BY a.answered_at DESC LIMIT 1) AS last_correct"
+        " FROM (SELECT question_id, answered_at AS t FROM answers"
+        "       WHERE user_id = :u AND bank_id = :b"
+        "       UNION ALL SELECT question_id, sent_at AS t FROM deliveries"
+        "       WHERE user_id = :u AND bank_id = :b) h"
+        " GROUP BY question_id",
+        {"u": user_id, "b": bank_id},
+    ).fetchall()
+
+
+def insert_delivery(
+    conn: sqlite3.Connection,
+    *,
+    chat_id: int,
+    user_id: int | None,
+    bank_id: str,
+    question_id: str,
+    source: str,
+    now: float,
+    closes_at: float | None = None,
+) -> int:
+    """A new delivery row (message id comes later, once Telegram accepted it)."""
+    cur = conn.execute(
+        "INSERT INTO deliveries (chat_id, user_id, bank_id, question_id, source, sent_at,"
+        " closes_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (chat_id, user_id, bank_id, question_id, source, now, closes_at),
+    )
+    assert cur.lastrowid is not None
+    return cur.lastrowid
+
+
+def set_delivery_message(conn: sqlite3.Connection, delivery_id: int, message_id: int) -> None:
+    conn.execute("UPDATE deliveries SET message_id = ? WHERE id = ?", (message_id, delivery_id))
+
+
+def delivery_row(conn: sqlite3.Connection, delivery_id: int) -> sqlite3.Row | None:
+    return conn.execute(  # type: ignore[no-any-return]
+        "SELECT id, chat_id, message_id, user_id, bank_id, question_id, source, sent_at,"
+        " closes_at, closed_at FROM deliveries WHERE id = ?",
+        (delivery_id,),
+    ).fetchone()
+
+
+def insert_answer(
+    conn: sqlite3.Connection,
+    *,
+    delivery: sqlite3.Row,
+    user_id: int,
+    topic: str,
+    chosen: str,
+    correct: bool,
+    now: float,
+) -> bool:
+    """Record an answer; False when this user had already answered this delivery."""
+    cur = conn.execute(
+        "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic, chosen,"
+        " correct, answered_at, time_to_answer_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (delivery_id, user_id) DO NOTHING",
+        (
+            delivery["id"],
+            user_id,
+            delivery["chat_id"],
+            delivery["bank_id"],
+            delivery["question_id"],
+            topic,
+            chosen,
+            int(correct),
+            now,
+            max(0, round((now - delivery["sent_at"]) * 1000)),
+        ),
+    )
+    return cur.rowcount == 1
+
+
+def existing_answer(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> sqlite3.Row:
+    return conn.execute(  # type: ignore[no-any-return]
+        "SELECT chosen, correct FROM answers WHERE delivery_id = ? AND user_id = ?",
+        (delivery_id, user_id),
+    ).fetchone()
+
+
+def answer_count(conn: sqlite3.Connection, delivery_id: int) -> int:
+    row = conn.execute("SELECT COUNT(*) FROM answers WHERE delivery_id = ?", (delivery_id,))
+    return int(row.fetchone()[0])
+
+
+def pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> str:
+    row = conn.execute(
+        "SELECT chosen FROM pending_choices WHERE delivery_id = ? AND user_id = ?",
+        (delivery_id, user_id),
+    ).fetchone()
+    return str(row[0]) if row else ""
+
+
+def set_pending_choice(
+    conn: sqlite3.Connection, delivery_id: int, user_id: int, chosen: str
+) -> None:
+    conn.execute(
+        "INSERT INTO pending_choices (delivery_id, user_id, chosen) VALUES (?, ?, ?)"
+        " ON CONFLICT (delivery_id, user_id) DO UPDATE SET chosen = excluded.chosen",
+        (delivery_id, user_id, chosen),
+    )
+
+
+def clear_pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> None:
+    conn.execute(
+        "DELETE FROM pending_choices WHERE delivery_id = ? AND user_id = ?", (delivery_id, user_id)
+    )
+
+
+def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT topic, COUNT(*) AS answered, SUM(correct) AS correct FROM answers"
+        " WHERE user_id = ? AND bank_id = ? GROUP BY topic ORDER BY topic",
+        (user_id, bank_id),
+    ).fetchall()
+
+
+def answer_times(conn: sqlite3.Connection, user_id: int, since: float) -> list[float]:
+    """When the user answered anything since a time, newest first (for streaks)."""
+    rows = conn.execute(
+        "SELECT answered_at FROM answers WHERE user_id = ? AND answered_at >= ?"
+        " ORDER BY answered_at DESC",
+        (user_id, since),
+    )
+    return [r[0] for r in rows]
