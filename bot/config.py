@@ -26,9 +26,7 @@ class Settings(BaseSettings):
     questions: Annotated[list[Path], NoDecode] = Field(
         default_factory=lambda: [BUNDLED_QUESTIONS], validation_alias="QUIZBOT_QUESTIONS"
     )
-    bot_api_url: str = Field(
-        default="https://api.telegram.org", validation_alias="BOT_API_URL"
-    )
+    bot_api_url: str = Field(default="https://api.telegram.org", validation_alias="BOT_API_URL")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", validation_alias="QUIZBOT_LOG_LEVEL"
     )
@@ -38,7 +36,9 @@ class Settings(BaseSettings):
     )
     default_timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
     # Daily push
-    push_grace_minutes: int = Field(default=120, ge=0, validation_alias="QUIZBOT_PUSH_GRACE_MINUTES")
+    push_grace_minutes: int = Field(
+        default=120, ge=0, validation_alias="QUIZBOT_PUSH_GRACE_MINUTES"
+    )
     push_rate: float = Field(default=25.0, gt=0, validation_alias="QUIZBOT_PUSH_RATE")
     paid_broadcast: bool = Field(default=False, validation_alias="QUIZBOT_PAID_BROADCAST")
     paid_broadcast_rate: float = Field(
@@ -53,16 +53,22 @@ class Settings(BaseSettings):
     )
     # Webhook mode
     webhook_url: str | None = Field(default=None, validation_alias="QUIZBOT_WEBHOOK_URL")
-    webhook_secret: SecretStr | None = Field(default=None, validation_alias="QUIZBOT_WEBHOOK_SECRET")
+    webhook_secret: SecretStr | None = Field(
+        default=None, validation_alias="QUIZBOT_WEBHOOK_SECRET"
+    )
     webhook_listen: str = Field(default="127.0.0.1", validation_alias="QUIZBOT_WEBHOOK_LISTEN")
-    webhook_port: int = Field(default=8443, ge=1, le=65535, validation_alias="QUIZBOT_WEBHOOK_PORT")
+    webhook_port: int = Field(
+        default=8443, ge=1, le=65535, validation_alias="QUIZBOT_WEBHOOK_PORT"
+    )
 
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr) -> SecretStr:
         if not TOKEN_PATTERN.match(value.get_secret_value().strip()):
             # Never echo the value: a half-pasted token is still a secret.
-            raise ValueError("BOT_TOKEN does not look like a token from @BotFather (123456:ABC...)")
+            raise ValueError(
+                "BOT_TOKEN does not look like a token from @BotFather (123456:ABC...)"
+            )
         return SecretStr(value.get_secret_value().strip())
 
     @field_validator("questions", mode="before")

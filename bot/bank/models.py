@@ -69,32 +69,38 @@ class Question(Strict):
 
     @model_validator(mode="after")
     def _check_options(self) -> Self:
+        # Every problem goes into one error, one "path: message" per line, so the loader can
+        # report them all with their fields instead of stopping at the first.
+        problems: list[str] = []
         seen: dict[str, int] = {}
         for i, option in enumerate(self.options):
             key = re.sub(r"\s+", " ", option.text.strip().casefold())
             if not key:
-                raise ValueError(f"options.{i}.text: option text is empty")
-            if key in seen:
-                raise ValueError(
+                problems.append(f"options.{i}.text: option text is empty")
+            elif key in seen:
+                problems.append(
                     f"options.{i}.text: duplicates option {LETTERS[seen[key]]} ({option.text!r})"
                 )
-            seen[key] = i
+            else:
+                seen[key] = i
         n_correct = sum(o.correct for o in self.options)
         if self.kind is Kind.SINGLE and n_correct != 1:
-            raise ValueError(
+            problems.append(
                 f"options: a single-answer question needs exactly 1 correct option, has {n_correct}"
             )
         if self.kind is Kind.MULTIPLE and not 2 <= n_correct < len(self.options):
-            raise ValueError(
+            problems.append(
                 "options: a multiple-answer question needs at least 2 correct options and "
                 f"at least one wrong one, has {n_correct} of {len(self.options)}"
             )
         length = question_message_length(self.stem, [o.text for o in self.options])
         if length > MAX_QUESTION_MESSAGE_CHARS:
-            raise ValueError(
+            problems.append(
                 f"stem: the question with its options is {length} chars, over the "
                 f"{MAX_QUESTION_MESSAGE_CHARS} that fit one Telegram message"
             )
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
 
     @property

@@ -66,7 +66,8 @@ class PracticeService:
         bank = self.catalog.banks.get(bank_id)
         if bank is None or (topic is not None and bank.meta.topic(topic) is None):
             return False
-        await self.db.write(lambda c: sql.set_user_topic(c, user_id, bank_id, topic))
+        now = self.clock.now()
+        await self.db.write(lambda c: sql.set_user_topic(c, user_id, bank_id, topic, now))
         return True
 
     async def next_delivery(

@@ -53,9 +53,14 @@ def user_prefs(conn: sqlite3.Connection, user_id: int) -> UserPrefs:
 
 
 def set_user_topic(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, topic: str | None
+    conn: sqlite3.Connection, user_id: int, bank_id: str, topic: str | None, now: float
 ) -> None:
-    conn.execute("UPDATE users SET bank_id = ?, topic = ? WHERE id = ?", (bank_id, topic, user_id))
+    """Remember a user's bank and topic (None: all topics)."""
+    conn.execute(
+        "INSERT INTO users (id, bank_id, topic, created_at, seen_at) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET bank_id = excluded.bank_id, topic = excluded.topic",
+        (user_id, bank_id, topic, now, now),
+    )
 
 
 def history_rows(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[sqlite3.Row]:

@@ -1,0 +1,223 @@
+"""Load question banks from YAML folders, collecting every problem instead of stopping early."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from bot.bank.models import Bank, BankMeta, Question
+from bot.bank.problems import (
+    BankError,
+    LineFinder,
+    Problem,
+    dotted,
+    field_errors,
+    yaml_error_line,
+    yaml_error_message,
+)
+
+__all__ = ["BankError", "LoadResult", "Problem", "find_bank_dirs", "load_bank", "load_banks"]
+
+BANK_FILE = "bank.yaml"
+QUESTION_SUFFIXES = (".yaml", ".yml")
+# libyaml is ~10x faster than the pure-Python parser; line numbers are only needed on failure,
+# when the file is composed again (see LineFinder).
+FastLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass
+class LoadResult:
+    """Banks that loaded cleanly, by id, and every problem found on the way."""
+
+    banks: dict[str, Bank] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class _Parsed:
+    """One YAML file read and parsed, with what is needed to point at its lines later."""
+
+    path: Path
+    source: bytes
+    data: Any
+
+    def line(self, loc: Sequence[str | int]) -> int | None:
+        return LineFinder(self.source).line(loc)
+
+
+def _read_yaml(path: Path, problems: list[Problem]) -> _Parsed | None:
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(path, None, None, None, f"cannot read: {exc.strerror or exc}"))
+        return None
+    try:
+        data = yaml.load(source, Loader=FastLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        problems.append(Problem(path, yaml_error_line(exc), None, None, yaml_error_message(exc)))
+        return None
+    return _Parsed(path, source, data)
+
+
+def _validation_problems(
+    parsed: _Parsed, error: ValidationError, question_id: str | None
+) -> list[Problem]:
+    finder = LineFinder(parsed.source)
+    return [
+        Problem(parsed.path, finder.line(loc), question_id, dotted(loc), message)
+        for loc, message in field_errors(error)
+    ]
+
+
+def _document_id(data: Any) -> str | None:
+    value = data.get("id") if isinstance(data, dict) else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _load_meta(bank_dir: Path, problems: list[Problem]) -> BankMeta | None:
+    parsed = _read_yaml(bank_dir / BANK_FILE, problems)
+    if parsed is None:
+        return None
+    if not isinstance(parsed.data, dict):
+        problems.append(Problem(parsed.path, 1, None, None, "bank.yaml must be a mapping"))
+        return None
+    try:
+        return BankMeta.model_validate(parsed.data)
+    except ValidationError as exc:
+        problems.extend(_validation_problems(parsed, exc, None))
+        return None
+
+
+def question_files(bank_dir: Path) -> list[Path]:
+    """Every question file under a bank folder, recursively and sorted; hidden entries skipped."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(bank_dir):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        at_top = Path(root) == bank_dir
+        for name in files:
+            if name.startswith(".") or not name.endswith(QUESTION_SUFFIXES):
+                continue
+            if at_top and name == BANK_FILE:
+                continue
+            found.append(Path(root, name))
+    found.sort()
+    return found
+
+
+def _load_question(path: Path, problems: list[Problem]) -> tuple[Question, _Parsed] | None:
+    parsed = _read_yaml(path, problems)
+    if parsed is None:
+        return None
+    data = parsed.data
+    if not isinstance(data, dict):
+        what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
+        problems.append(Problem(path, 1, None, None, f"question file is {what}"))
+        return None
+    try:
+        return Question.model_validate(data), parsed
+    except ValidationError as exc:
+        problems.extend(_validation_problems(parsed, exc, _document_id(data)))
+        return None
+
+
+def _load_one_bank(bank_dir: Path, problems: list[Problem]) -> Bank | None:
+    """Load a bank folder; None (with problems appended) when anything is wrong."""
+    before = len(problems)
+    meta = _load_meta(bank_dir, problems)
+    questions: dict[str, Question] = {}
+    first_file: dict[str, Path] = {}
+    for path in question_files(bank_dir):
+        loaded = _load_question(path, problems)
+        if loaded is None:
+            continue
+        question, parsed = loaded
+        if question.id in first_file:
+            problems.append(
+                Problem(
+                    path,
+                    parsed.line(("id",)),
+                    question.id,
+                    "id",
+                    f"duplicate id: also used by {first_file[question.id]}",
+                )
+            )
+            continue
+        first_file[question.id] = path
+        if meta is not None and meta.topic(question.topic) is None:
+            declared = ", ".join(t.id for t in meta.topics)
+            problems.append(
+                Problem(
+                    path,
+                    parsed.line(("topic",)),
+                    question.id,
+                    "topic",
+                    f"topic {question.topic!r} is not declared in {BANK_FILE} "
+                    f"(declared: {declared})",
+                )
+            )
+        questions[question.id] = question
+    if meta is None or len(problems) > before:
+        return None
+    return Bank(meta=meta, questions=questions)
+
+
+def find_bank_dirs(path: Path, problems: list[Problem]) -> list[Path]:
+    """`path` itself when it holds bank.yaml, else its sub-folders that do."""
+    if (path / BANK_FILE).is_file():
+        return [path]
+    if not path.is_dir():
+        problems.append(Problem(path, None, None, None, "no such bank folder"))
+        return []
+    subs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    banks = [p for p in subs if (p / BANK_FILE).is_file()]
+    for sub in subs:
+        # A folder of question files without its bank.yaml would otherwise be skipped silently.
+        if sub not in banks and any(f.suffix in QUESTION_SUFFIXES for f in sub.iterdir()):
+            problems.append(Problem(sub / BANK_FILE, None, None, None, "missing bank.yaml"))
+    if not banks and not problems:
+        problems.append(Problem(path, None, None, None, "no bank.yaml here or in any subfolder"))
+    return banks
+
+
+def load_banks(paths: Sequence[Path]) -> LoadResult:
+    """Load every bank under `paths`; banks with any problem are left out of `banks`."""
+    result = LoadResult()
+    owner: dict[str, Path] = {}
+    for path in paths:
+        for bank_dir in find_bank_dirs(Path(path), result.problems):
+            bank = _load_one_bank(bank_dir, result.problems)
+            if bank is None:
+                continue
+            if bank.id in owner:
+                result.problems.append(
+                    Problem(
+                        bank_dir / BANK_FILE,
+                        LineFinder((bank_dir / BANK_FILE).read_bytes()).line(("id",)),
+                        None,
+                        "id",
+                        f"duplicate bank id {bank.id!r}: also used by {owner[bank.id]}",
+                    )
+                )
+                continue
+            owner[bank.id] = bank_dir / BANK_FILE
+            result.banks[bank.id] = bank
+    return result
+
+
+def load_bank(path: Path) -> Bank:
+    """Load the single bank in `path`, raising BankError with every problem found."""
+    result = load_banks([path])
+    if result.problems:
+        raise BankError(result.problems)
+    if len(result.banks) != 1:
+        found = ", ".join(sorted(result.banks)) or "none"
+        raise BankError(
+            [Problem(Path(path), None, None, None, f"expected one bank, found {found}")]
+        )
+    return next(iter(result.banks.values()))
