@@ -6,12 +6,29 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # The bundled bank ships next to the package in a source checkout.
 BUNDLED_QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
 TOKEN_PATTERN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,64}$")
+
+
+class ConfigError(Exception):
+    """A setting is missing or wrong; the message is one line meant for the operator."""
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment, with pydantic's errors turned into one ConfigError line."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            name = err["loc"][0] if err["loc"] else "settings"
+            # Never include the input: it may be the token.
+            problems.append(f"{name}: {err['msg'].removeprefix('Value error, ')}")
+        raise ConfigError("invalid settings: " + "; ".join(problems)) from None
 
 
 class Settings(BaseSettings):
@@ -21,7 +38,9 @@ class Settings(BaseSettings):
         env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
     )
 
-    bot_token: SecretStr = Field(validation_alias="BOT_TOKEN")
+    # Optional here so that offline commands (validate, migrate, backup) need no token;
+    # `require_token()` is what `quizbot run` calls.
+    bot_token: SecretStr | None = Field(default=None, validation_alias="BOT_TOKEN")
     db: Path = Field(default=Path("quizbot.sqlite3"), validation_alias="QUIZBOT_DB")
     questions: Annotated[list[Path], NoDecode] = Field(
         default_factory=lambda: [BUNDLED_QUESTIONS], validation_alias="QUIZBOT_QUESTIONS"
@@ -63,7 +82,9 @@ class Settings(BaseSettings):
 
     @field_validator("bot_token")
     @classmethod
-    def _token_shape(cls, value: SecretStr) -> SecretStr:
+    def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
         if not TOKEN_PATTERN.match(value.get_secret_value().strip()):
             # Never echo the value: a half-pasted token is still a secret.
             raise ValueError(
@@ -91,6 +112,14 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    def require_token(self) -> str:
+        """The bot token, or ConfigError saying how to set it."""
+        if self.bot_token is None or not self.bot_token.get_secret_value():
+            raise ConfigError(
+                "BOT_TOKEN is not set: put the token from @BotFather in the environment or .env"
+            )
+        return self.bot_token.get_secret_value()
 
     @property
     def api_base_url(self) -> str:

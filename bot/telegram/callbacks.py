@@ -1,0 +1,50 @@
+"""Callback data of our buttons: short ASCII strings, each well under Telegram's 64 bytes.
+
+`a:<delivery>:<option>` answer · `t:<delivery>:<option>` toggle (multiple answer) ·
+`s:<delivery>` submit · `n:<delivery>` next question · `x:<delivery>` all options explained ·
+`tp:<topic>` choose a topic (`*` for all).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.bank.limits import CALLBACK_DATA_BYTES
+
+ANSWER = re.compile(r"^a:(\d{1,18}):(\d{1,2})$")
+TOGGLE = re.compile(r"^t:(\d{1,18}):(\d{1,2})$")
+SUBMIT = re.compile(r"^s:(\d{1,18})$")
+NEXT = re.compile(r"^n:(\d{1,18})$")
+EXPLAIN = re.compile(r"^x:(\d{1,18})$")
+TOPIC = re.compile(r"^tp:([a-z0-9*][a-z0-9._-]{0,47})$")
+ALL_TOPICS = "*"
+
+
+def _checked(data: str) -> str:
+    if len(data.encode()) > CALLBACK_DATA_BYTES:
+        raise ValueError(f"callback data over {CALLBACK_DATA_BYTES} bytes: {data!r}")
+    return data
+
+
+def answer(delivery_id: int, option: int) -> str:
+    return _checked(f"a:{delivery_id}:{option}")
+
+
+def toggle(delivery_id: int, option: int) -> str:
+    return _checked(f"t:{delivery_id}:{option}")
+
+
+def submit(delivery_id: int) -> str:
+    return _checked(f"s:{delivery_id}")
+
+
+def next_question(delivery_id: int) -> str:
+    return _checked(f"n:{delivery_id}")
+
+
+def explain(delivery_id: int) -> str:
+    return _checked(f"x:{delivery_id}")
+
+
+def topic(topic_id: str | None) -> str:
+    return _checked(f"tp:{topic_id or ALL_TOPICS}")

@@ -1,0 +1,54 @@
+"""The services every handler needs, reached through a typed context instead of bot_data keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
+
+from bot.config import Settings
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock
+from bot.practice.service import PracticeService
+from bot.storage.db import Database
+
+
+@dataclass
+class Services:
+    """Created in post_init, closed in post_shutdown."""
+
+    settings: Settings
+    db: Database
+    catalog: Catalog
+    practice: PracticeService
+    clock: Clock
+
+
+class BotData:
+    """Application-wide state; PTB creates it empty, post_init fills it."""
+
+    def __init__(self) -> None:
+        self.services: Services | None = None
+
+
+class QuizContext(
+    CallbackContext[ExtBot[None], dict[object, object], dict[object, object], BotData]
+):
+    """CallbackContext with typed access to our services."""
+
+    @property
+    def services(self) -> Services:
+        services = self.bot_data.services
+        if services is None:
+            raise RuntimeError("services are not ready: post_init has not run")
+        return services
+
+
+QuizApp = Application[
+    ExtBot[None],
+    QuizContext,
+    dict[object, object],
+    dict[object, object],
+    BotData,
+    JobQueue[QuizContext],
+]

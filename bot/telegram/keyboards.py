@@ -1,0 +1,86 @@
+"""Inline keyboards for questions, verdicts and topic choice."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.telegram import callbacks, texts
+
+ROW = 4  # letter buttons per row: up to 12 options make three tidy rows
+
+
+def _rows(
+    buttons: list[InlineKeyboardButton], width: int = ROW
+) -> list[list[InlineKeyboardButton]]:
+    return [buttons[i : i + width] for i in range(0, len(buttons), width)]
+
+
+def question_keyboard(
+    delivery_id: int, question: Question, selected: frozenset[int] = frozenset()
+) -> InlineKeyboardMarkup:
+    """One button per option letter; multiple-answer questions toggle and then Submit."""
+    if question.kind is Kind.SINGLE:
+        buttons = [
+            InlineKeyboardButton(LETTERS[i], callback_data=callbacks.answer(delivery_id, i))
+            for i in range(len(question.options))
+        ]
+        return InlineKeyboardMarkup(_rows(buttons))
+    buttons = [
+        InlineKeyboardButton(
+            f"☑️ {LETTERS[i]}" if i in selected else LETTERS[i],
+            callback_data=callbacks.toggle(delivery_id, i),
+        )
+        for i in range(len(question.options))
+    ]
+    submit = InlineKeyboardButton("Submit ✔️", callback_data=callbacks.submit(delivery_id))
+    return InlineKeyboardMarkup([*_rows(buttons), [submit]])
+
+
+def verdict_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
+    """After an answer: the next question, or every option explained."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
+                ),
+                InlineKeyboardButton(
+                    "All options explained", callback_data=callbacks.explain(delivery_id)
+                ),
+            ]
+        ]
+    )
+
+
+def next_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
+    """Just the Next button (under a breakdown)."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
+                )
+            ]
+        ]
+    )
+
+
+def topics_keyboard(bank: Bank, current: str | None) -> InlineKeyboardMarkup:
+    """A button per topic of the bank, and All topics; the current choice is ticked."""
+
+    def label(name: str, on: bool) -> str:
+        return f"• {name} •" if on else name
+
+    buttons = [
+        [InlineKeyboardButton(label(t.name, t.id == current), callback_data=callbacks.topic(t.id))]
+        for t in bank.meta.topics
+    ]
+    buttons.append(
+        [
+            InlineKeyboardButton(
+                label(texts.ALL_TOPICS, current is None), callback_data=callbacks.topic(None)
+            )
+        ]
+    )
+    return InlineKeyboardMarkup(buttons)

@@ -1,0 +1,148 @@
+"""Questions, verdicts and breakdowns as Telegram HTML (escaped, within Telegram's limits)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from bot.bank.limits import CALLBACK_ANSWER_CHARS
+from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.practice.models import AnswerOutcome, Stats
+from bot.telegram import texts
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def esc(text: str) -> str:
+    """Escape for Telegram's HTML parse mode (quotes only matter inside attributes)."""
+    return html.escape(text, quote=False)
+
+
+def letters(indices: Iterable[int]) -> str:
+    """Option indices as letters: {0, 2} -> 'A, C'."""
+    return ", ".join(LETTERS[i] for i in sorted(indices))
+
+
+def clip(text: str, limit: int = CALLBACK_ANSWER_CHARS) -> str:
+    """Shorten plain text to limit chars, on a word boundary, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:.")
+    return cut + "…"
+
+
+def header(bank: Bank, question: Question) -> str:
+    """First line: topic and difficulty."""
+    topic = bank.meta.topic(question.topic)
+    name = topic.name if topic else question.topic
+    return f"<b>{esc(clip(name, 60))}</b> · {question.difficulty.value}"
+
+
+def select_hint(question: Question) -> str:
+    """What to tap, for multiple-answer questions."""
+    n = question.select_count
+    return f"<i>Select {NUMBER_WORDS.get(n, str(n))}, then tap Submit.</i>"
+
+
+def question_text(bank: Bank, question: Question) -> str:
+    """The question as sent: header, stem, lettered options."""
+    lines = [header(bank, question), "", esc(question.stem.strip()), ""]
+    lines += [
+        f"<b>{LETTERS[i]}.</b> {esc(o.text.strip())}" for i, o in enumerate(question.options)
+    ]
+    if question.kind is Kind.MULTIPLE:
+        lines += ["", select_hint(question)]
+    return "\n".join(lines)
+
+
+def _marked_options(question: Question, chosen: frozenset[int]) -> list[str]:
+    out = []
+    for i, option in enumerate(question.options):
+        if option.correct:
+            mark = "✅"
+        elif i in chosen:
+            mark = "❌"
+        else:
+            mark = "▫️"
+        mine = " ← <i>your answer</i>" if i in chosen else ""
+        out.append(f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())}{mine}")
+    return out
+
+
+def verdict_line(question: Question, correct: bool) -> str:
+    """One line: right or wrong, and the right answer when wrong."""
+    if correct:
+        return "✅ <b>Correct!</b>"
+    return f"❌ <b>Not quite.</b> The answer is <b>{letters(question.correct_indices)}</b>."
+
+
+def verdict_text(bank: Bank, outcome: AnswerOutcome) -> str:
+    """The question message after an answer: verdict, marks, rationales, explanation, trap."""
+    assert outcome.delivery is not None
+    q = outcome.delivery.question
+    parts = [
+        verdict_line(q, outcome.correct),
+        "",
+        header(bank, q),
+        esc(q.stem.strip()),
+        "",
+        *_marked_options(q, outcome.chosen),
+        "",
+    ]
+    label = "Your answer" if len(outcome.chosen) == 1 else "Your answers"
+    for i in sorted(outcome.chosen):
+        parts += [f"<b>{label}: {LETTERS[i]}</b>", esc(q.options[i].rationale.strip()), ""]
+    if not outcome.correct:
+        for i in sorted(q.correct_indices - outcome.chosen):
+            parts += [
+                f"<b>Correct answer: {LETTERS[i]}</b>",
+                esc(q.options[i].rationale.strip()),
+                "",
+            ]
+    parts += ["<b>Explanation</b>", esc(q.explanation.strip())]
+    if q.trap:
+        parts += ["", "⚠️ <b>Common exam trap</b>", esc(q.trap.strip())]
+    return "\n".join(parts)
+
+
+def breakdown_text(bank: Bank, question: Question) -> str:
+    """Every option with why it is right or wrong (the "All options explained" view)."""
+    parts = [
+        f"📖 <b>All options explained</b> · {header(bank, question)}",
+        esc(question.stem.strip()),
+    ]
+    for i, option in enumerate(question.options):
+        label = "Why this is correct" if option.correct else "Why it's wrong here"
+        mark = "✅" if option.correct else "❌"
+        parts += [
+            "",
+            f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())}",
+            f"<i>{label}:</i> {esc(option.rationale.strip())}",
+        ]
+    return "\n".join(parts)
+
+
+def callback_verdict(outcome: AnswerOutcome) -> str:
+    """The short verdict shown as the callback answer (at most 200 chars)."""
+    assert outcome.delivery is not None
+    q = outcome.delivery.question
+    if outcome.correct:
+        return texts.CB_CORRECT
+    return clip(texts.CB_WRONG.format(answer=letters(q.correct_indices)))
+
+
+def stats_text(stats: Stats) -> str:
+    """A learner's progress: overall, per topic, streak."""
+    if not stats.answered:
+        return texts.NO_STATS
+    lines = [
+        f"📊 <b>Your progress</b> · {esc(stats.bank_title)}",
+        "",
+        f"Answered: <b>{stats.answered}</b> · accuracy <b>{stats.accuracy:.0%}</b>",
+        f"Streak: <b>{stats.streak_days}</b> day{'s' if stats.streak_days != 1 else ''} 🔥",
+        "",
+        "<b>By topic</b>",
+    ]
+    for t in sorted(stats.topics, key=lambda t: t.name):
+        lines.append(f"• {esc(t.name)}: {t.correct}/{t.answered} ({t.accuracy:.0%})")
+    return "\n".join(lines)

@@ -1,0 +1,42 @@
+"""User-facing text, kept apart from the code that sends it. HTML parse mode."""
+
+WELCOME = (
+    "👋 <b>Welcome to quizbot, {name}!</b>\n\n"
+    "I send you practice questions for <b>{bank}</b>. Tap the letter of your answer and I tell "
+    "you at once whether it was right, why the option you picked tempts people, and the common "
+    "exam trap.\n\n"
+    "/quiz — next question\n"
+    "/topics — practise one topic or all of them\n"
+    "/stats — your accuracy and streak\n"
+    "/daily — one question a day at a time you choose\n"
+    "/help — how it works"
+)
+HELP = (
+    "<b>How quizbot works</b>\n\n"
+    "• /quiz sends a question. Tap a letter to answer; for “select two” questions tap the "
+    "letters, then <b>Submit</b>.\n"
+    "• You see the verdict, the rationale for the option you chose, the explanation and the "
+    "exam trap. <b>All options explained</b> shows why every option is right or wrong.\n"
+    "• You do not get a question twice until you have seen the rest of the topic; questions "
+    "you got wrong come back.\n"
+    "• /topics chooses a topic, /stats shows your progress, /daily sets a daily question.\n"
+    "• In a group, /quiz asks everyone; each member gets a private verdict."
+)
+UNKNOWN_COMMAND = "I don't know that command. Try /quiz for a question or /help."
+FREE_TEXT = "Tap a letter under a question to answer it, or send /quiz for a new one."
+NO_QUESTIONS = "There are no questions in this topic yet. Choose another with /topics."
+CHOOSE_TOPIC = "<b>{bank}</b>\nChoose a topic to practise:"
+TOPIC_SET = "Topic set: <b>{topic}</b>. Here is your first question."
+ALL_TOPICS = "All topics"
+TOPIC_GONE = "That topic is no longer offered. Choose one with /topics."
+NO_STATS = "You have not answered any question yet. Send /quiz to start."
+
+# Callback answers: at most 200 characters each.
+CB_CORRECT = "✅ Correct!"
+CB_WRONG = "❌ Not quite: the answer is {answer}."
+CB_ALREADY = "You already answered this one ({chosen}). Tap “Next question” for a new one."
+CB_UNKNOWN = "This button is no longer valid. Send /quiz for a fresh question."
+CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another one."
+CB_CLOSED = "This question is closed: answers are no longer taken."
+CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
+CB_PICK_FIRST = "Select {count} options first, then tap Submit."
