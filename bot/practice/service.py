@@ -149,42 +149,65 @@ class PracticeService:
     ) -> AnswerOutcome:
         """Grade and record a learner's choice; a second answer to one delivery is not counted."""
         now = self.clock.now()
+        return await self.db.write(
+            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now)
+        )
 
-        def record(conn: sqlite3.Connection) -> AnswerOutcome:
-            row, delivery, problem = self._check(conn, delivery_id, chat_id, now)
-            if problem is not None or row is None or delivery is None:
-                return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
-            question = delivery.question
-            if not grading.valid_choice(question, chosen) or (
-                question.kind is Kind.SINGLE and len(chosen) != 1
-            ):
-                return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
-            correct = grading.is_correct(question, chosen)
-            sql.upsert_user(conn, learner, now)
-            fresh = sql.insert_answer(
-                conn,
-                delivery=row,
-                user_id=learner.id,
-                topic=question.topic,
-                chosen=grading.encode_choice(chosen),
-                correct=correct,
-                now=now,
-            )
-            count = sql.answer_count(conn, delivery_id) if delivery.source != "quiz" else 0
-            if fresh:
-                if question.kind is Kind.MULTIPLE:
-                    sql.clear_pending_choice(conn, delivery_id, learner.id)
-                return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen, correct, count)
-            before = sql.existing_answer(conn, delivery_id, learner.id)
-            return AnswerOutcome(
-                AnswerStatus.ALREADY,
-                delivery,
-                grading.decode_choice(before["chosen"]),
-                bool(before["correct"]),
-                count,
-            )
+    def _record(
+        self,
+        conn: sqlite3.Connection,
+        delivery_id: int,
+        learner: Learner,
+        chat_id: int,
+        chosen: frozenset[int] | None,
+        now: float,
+    ) -> AnswerOutcome:
+        """The answer transaction; chosen None means the options toggled so far (Submit)."""
+        row, delivery, problem = self._check(conn, delivery_id, chat_id, now)
+        if problem is not None or row is None or delivery is None:
+            return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
+        question = delivery.question
+        if chosen is None:
+            chosen = grading.decode_choice(sql.pending_choice(conn, delivery_id, learner.id))
+            if not chosen:
+                if sql.existing_answer(conn, delivery_id, learner.id) is None:
+                    return AnswerOutcome(AnswerStatus.EMPTY, delivery)
+                return self._already(conn, delivery, learner.id)
+        if not grading.valid_choice(question, chosen) or (
+            question.kind is Kind.SINGLE and len(chosen) != 1
+        ):
+            return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
+        correct = grading.is_correct(question, chosen)
+        sql.upsert_user(conn, learner, now)
+        fresh = sql.insert_answer(
+            conn,
+            delivery=row,
+            user_id=learner.id,
+            topic=question.topic,
+            chosen=grading.encode_choice(chosen),
+            correct=correct,
+            now=now,
+        )
+        if not fresh:
+            return self._already(conn, delivery, learner.id)
+        if question.kind is Kind.MULTIPLE:
+            sql.clear_pending_choice(conn, delivery_id, learner.id)
+        count = sql.answer_count(conn, delivery_id) if delivery.source != "quiz" else 0
+        return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen, correct, count)
 
-        return await self.db.write(record)
+    @staticmethod
+    def _already(conn: sqlite3.Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:
+        """The answer this user gave before."""
+        before = sql.existing_answer(conn, delivery.id, user_id)
+        assert before is not None
+        count = sql.answer_count(conn, delivery.id) if delivery.source != "quiz" else 0
+        return AnswerOutcome(
+            AnswerStatus.ALREADY,
+            delivery,
+            grading.decode_choice(before["chosen"]),
+            bool(before["correct"]),
+            count,
+        )
 
     async def toggle(
         self, delivery_id: int, learner: Learner, chat_id: int, option: int
@@ -199,13 +222,7 @@ class PracticeService:
             if not 0 <= option < len(delivery.question.options):
                 return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
-                before = sql.existing_answer(conn, delivery_id, learner.id)
-                return AnswerOutcome(
-                    AnswerStatus.ALREADY,
-                    delivery,
-                    grading.decode_choice(before["chosen"]),
-                    bool(before["correct"]),
-                )
+                return self._already(conn, delivery, learner.id)
             chosen = set(grading.decode_choice(sql.pending_choice(conn, delivery_id, learner.id)))
             chosen ^= {option}
             sql.set_pending_choice(conn, delivery_id, learner.id, grading.encode_choice(chosen))
@@ -219,9 +236,11 @@ class PracticeService:
         return grading.decode_choice(text)
 
     async def submit(self, delivery_id: int, learner: Learner, chat_id: int) -> AnswerOutcome:
-        """Submit the toggled options of a multiple-answer question."""
-        chosen = await self.pending(delivery_id, learner.id)
-        return await self.answer(delivery_id, learner, chat_id, chosen)
+        """Submit the toggled options of a multiple-answer question (EMPTY if none)."""
+        now = self.clock.now()
+        return await self.db.write(
+            lambda c: self._record(c, delivery_id, learner, chat_id, None, now)
+        )
 
     async def stats(self, user_id: int) -> Stats:
         """Answered, accuracy overall and per topic, and the current streak of days."""

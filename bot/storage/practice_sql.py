@@ -142,7 +142,9 @@ def insert_answer(
     return cur.rowcount == 1
 
 
-def existing_answer(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> sqlite3.Row:
+def existing_answer(
+    conn: sqlite3.Connection, delivery_id: int, user_id: int
+) -> sqlite3.Row | None:
     return conn.execute(  # type: ignore[no-any-return]
         "SELECT chosen, correct FROM answers WHERE delivery_id = ? AND user_id = ?",
         (delivery_id, user_id),

@@ -1,0 +1,190 @@
+"""Button presses in a private chat: answer, toggle, submit, next, all options explained, topic."""
+
+from __future__ import annotations
+
+import re
+
+from telegram import CallbackQuery, Update
+
+from bot.practice.models import AnswerOutcome, AnswerStatus
+from bot.telegram import callbacks, keyboards, render, texts
+from bot.telegram.context import QuizContext
+from bot.telegram.handlers.common import learner, query_message, send_next_question
+from bot.telegram.render import esc
+from bot.telegram.sending import edit_markup, edit_or_send, send_html
+
+REFUSALS = {
+    AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,
+    AnswerStatus.REMOVED: texts.CB_REMOVED,
+    AnswerStatus.CLOSED: texts.CB_CLOSED,
+}
+
+
+def _match(query: CallbackQuery, pattern: re.Pattern[str]) -> tuple[int, ...] | None:
+    """The integers a callback pattern captured, or None for data we did not make."""
+    m = pattern.match(query.data or "")
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+async def _refuse(query: CallbackQuery, text: str = texts.CB_UNKNOWN) -> None:
+    await query.answer(text)
+
+
+async def _show_verdict(
+    query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome
+) -> None:
+    """Answer the callback at once with the short verdict, then edit in the full one."""
+    message = query_message(query)
+    assert outcome.delivery is not None and message is not None
+    if outcome.status is AnswerStatus.ALREADY:
+        await query.answer(texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen)))
+        return
+    await query.answer(render.callback_verdict(outcome))
+    bank = context.services.catalog.bank(outcome.delivery.bank_id)
+    await edit_or_send(
+        context.bot,
+        message.chat_id,
+        message.message_id,
+        render.verdict_text(bank, outcome),
+        keyboards.verdict_keyboard(outcome.delivery.id),
+    )
+
+
+async def on_answer(update: Update, context: QuizContext) -> None:
+    """A tap on a letter of a single-answer question."""
+    query = update.callback_query
+    if query is None:
+        return
+    parsed = _match(query, callbacks.ANSWER)
+    message = query_message(query)
+    if parsed is None or message is None:
+        await _refuse(query)
+        return
+    delivery_id, option = parsed
+    outcome = await context.services.practice.answer(
+        delivery_id, learner(query.from_user), message.chat_id, frozenset({option})
+    )
+    if outcome.status in REFUSALS:
+        await _refuse(query, REFUSALS[outcome.status])
+        return
+    await _show_verdict(query, context, outcome)
+
+
+async def on_toggle(update: Update, context: QuizContext) -> None:
+    """A tap on a letter of a multiple-answer question: select or unselect it."""
+    query = update.callback_query
+    if query is None:
+        return
+    parsed = _match(query, callbacks.TOGGLE)
+    message = query_message(query)
+    if parsed is None or message is None:
+        await _refuse(query)
+        return
+    delivery_id, option = parsed
+    outcome = await context.services.practice.toggle(
+        delivery_id, learner(query.from_user), message.chat_id, option
+    )
+    if outcome.status in REFUSALS:
+        await _refuse(query, REFUSALS[outcome.status])
+        return
+    if outcome.status is AnswerStatus.ALREADY:
+        await query.answer(texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen)))
+        return
+    assert outcome.delivery is not None
+    chosen = render.letters(outcome.chosen) or "nothing"
+    await query.answer(texts.CB_TOGGLED.format(chosen=chosen))
+    await edit_markup(
+        context.bot,
+        message.chat_id,
+        message.message_id,
+        keyboards.question_keyboard(delivery_id, outcome.delivery.question, outcome.chosen),
+    )
+
+
+async def on_submit(update: Update, context: QuizContext) -> None:
+    """Submit the selected options of a multiple-answer question."""
+    query = update.callback_query
+    if query is None:
+        return
+    parsed = _match(query, callbacks.SUBMIT)
+    message = query_message(query)
+    if parsed is None or message is None:
+        await _refuse(query)
+        return
+    (delivery_id,) = parsed
+    outcome = await context.services.practice.submit(
+        delivery_id, learner(query.from_user), message.chat_id
+    )
+    if outcome.status is AnswerStatus.EMPTY and outcome.delivery is not None:
+        count = outcome.delivery.question.select_count
+        await query.answer(texts.CB_PICK_FIRST.format(count=render.NUMBER_WORDS.get(count, count)))
+        return
+    if outcome.status in REFUSALS:
+        await _refuse(query, REFUSALS[outcome.status])
+        return
+    await _show_verdict(query, context, outcome)
+
+
+async def on_next(update: Update, context: QuizContext) -> None:
+    """ "Next question"."""
+    query = update.callback_query
+    if query is None:
+        return
+    parsed = _match(query, callbacks.NEXT)
+    message = query_message(query)
+    if parsed is None or message is None:
+        await _refuse(query)
+        return
+    await query.answer()
+    await send_next_question(context, message.chat_id, query.from_user)
+
+
+async def on_explain(update: Update, context: QuizContext) -> None:
+    """ "All options explained": every option with why it is right or wrong."""
+    query = update.callback_query
+    if query is None:
+        return
+    parsed = _match(query, callbacks.EXPLAIN)
+    message = query_message(query)
+    if parsed is None or message is None:
+        await _refuse(query)
+        return
+    delivery = await context.services.practice.delivery(parsed[0])
+    if delivery is None or delivery.chat_id != message.chat_id:
+        await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
+        return
+    await query.answer()
+    bank = context.services.catalog.bank(delivery.bank_id)
+    await send_html(
+        context.bot,
+        message.chat_id,
+        render.breakdown_text(bank, delivery.question),
+        keyboards.next_keyboard(delivery.id),
+        reply_to=message.message_id,
+    )
+
+
+async def on_topic(update: Update, context: QuizContext) -> None:
+    """A topic chosen from /topics: remember it and send its first question."""
+    query = update.callback_query
+    if query is None:
+        return
+    m = callbacks.TOPIC.match(query.data or "")
+    message = query_message(query)
+    if m is None or message is None:
+        await _refuse(query)
+        return
+    services = context.services
+    prefs = await services.practice.prefs(query.from_user.id)
+    bank = services.catalog.bank(prefs.bank_id)
+    topic_id = None if m.group(1) == callbacks.ALL_TOPICS else m.group(1)
+    if not await services.practice.choose_topic(query.from_user.id, bank.id, topic_id):
+        await _refuse(query, texts.TOPIC_GONE)
+        return
+    topic = bank.meta.topic(topic_id) if topic_id else None
+    name = topic.name if topic else texts.ALL_TOPICS
+    await query.answer(f"Topic: {name}"[:200])
+    await edit_or_send(
+        context.bot, message.chat_id, message.message_id, texts.TOPIC_SET.format(topic=esc(name))
+    )
+    await send_next_question(context, message.chat_id, query.from_user)

@@ -1,0 +1,84 @@
+"""Private-chat commands: /start, /quiz, /topics, /stats, /help, and what is not a command."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.telegram import keyboards, render, texts
+from bot.telegram.context import QuizContext
+from bot.telegram.handlers.common import effective, learner, send_next_question
+from bot.telegram.render import esc
+from bot.telegram.sending import send_html
+
+
+async def start(update: Update, context: QuizContext) -> None:
+    """Welcome; `/start <topic>` (a deep link) starts that topic at once."""
+    if (who := effective(update)) is None:
+        return
+    chat, user = who
+    services = context.services
+    await services.practice.register(learner(user), started=True)
+    await services.practice.register_chat(chat.id, chat.type, None)
+    prefs = await services.practice.prefs(user.id)
+    bank = services.catalog.bank(prefs.bank_id)
+    arg = context.args[0] if context.args else ""
+    if arg and bank.meta.topic(arg) is not None:
+        await services.practice.choose_topic(user.id, bank.id, arg)
+        topic = bank.meta.topic(arg)
+        assert topic is not None
+        await send_html(context.bot, chat.id, texts.TOPIC_SET.format(topic=esc(topic.name)))
+        await send_next_question(context, chat.id, user)
+        return
+    text = texts.WELCOME.format(name=esc(user.first_name or "there"), bank=esc(bank.meta.title))
+    await send_html(context.bot, chat.id, text)
+
+
+async def quiz(update: Update, context: QuizContext) -> None:
+    """Send the next question."""
+    if (who := effective(update)) is None:
+        return
+    chat, user = who
+    await send_next_question(context, chat.id, user)
+
+
+async def topics(update: Update, context: QuizContext) -> None:
+    """Offer the topics of the learner's bank as buttons."""
+    if (who := effective(update)) is None:
+        return
+    chat, user = who
+    services = context.services
+    prefs = await services.practice.prefs(user.id)
+    bank = services.catalog.bank(prefs.bank_id)
+    await send_html(
+        context.bot,
+        chat.id,
+        texts.CHOOSE_TOPIC.format(bank=esc(bank.meta.title)),
+        keyboards.topics_keyboard(bank, prefs.topic),
+    )
+
+
+async def stats(update: Update, context: QuizContext) -> None:
+    """The learner's progress."""
+    if (who := effective(update)) is None:
+        return
+    chat, user = who
+    result = await context.services.practice.stats(user.id)
+    await send_html(context.bot, chat.id, render.stats_text(result))
+
+
+async def help_command(update: Update, context: QuizContext) -> None:
+    """How the bot works."""
+    if update.effective_chat is not None:
+        await send_html(context.bot, update.effective_chat.id, texts.HELP)
+
+
+async def unknown_command(update: Update, context: QuizContext) -> None:
+    """A command we do not have."""
+    if update.effective_chat is not None:
+        await send_html(context.bot, update.effective_chat.id, texts.UNKNOWN_COMMAND)
+
+
+async def free_text(update: Update, context: QuizContext) -> None:
+    """Plain text in a private chat: point to the buttons."""
+    if update.effective_chat is not None:
+        await send_html(context.bot, update.effective_chat.id, texts.FREE_TEXT)

@@ -1,0 +1,56 @@
+"""Small helpers shared by handlers: who is talking, where, and the question message itself."""
+
+from __future__ import annotations
+
+from telegram import CallbackQuery, Chat, Message, Update, User
+from telegram.constants import ChatType
+
+from bot.practice.models import Delivery, Learner
+from bot.telegram import keyboards, render, texts
+from bot.telegram.context import QuizContext
+from bot.telegram.sending import send_html
+
+
+def learner(user: User) -> Learner:
+    """The domain's view of a Telegram user."""
+    return Learner(user.id, user.first_name or "", user.username, user.language_code)
+
+
+def is_private(chat: Chat | None) -> bool:
+    return chat is not None and chat.type == ChatType.PRIVATE
+
+
+def query_message(query: CallbackQuery) -> Message | None:
+    """The message a button sits under, if the bot can still see it (not inline, not too old)."""
+    message = query.message
+    return message if isinstance(message, Message) else None
+
+
+async def send_question(context: QuizContext, delivery: Delivery) -> Message:
+    """Send a delivery's question with its answer buttons and remember the message id."""
+    services = context.services
+    bank = services.catalog.bank(delivery.bank_id)
+    message = await send_html(
+        context.bot,
+        delivery.chat_id,
+        render.question_text(bank, delivery.question),
+        keyboards.question_keyboard(delivery.id, delivery.question),
+    )
+    await services.practice.attach_message(delivery.id, message.message_id)
+    return message
+
+
+async def send_next_question(context: QuizContext, chat_id: int, user: User) -> None:
+    """Pick and send the learner's next question in a private chat."""
+    delivery = await context.services.practice.next_delivery(chat_id, learner(user))
+    if delivery is None:
+        await send_html(context.bot, chat_id, texts.NO_QUESTIONS)
+        return
+    await send_question(context, delivery)
+
+
+def effective(update: Update) -> tuple[Chat, User] | None:
+    """The chat and user of an update, when it has both."""
+    if update.effective_chat is None or update.effective_user is None:
+        return None
+    return update.effective_chat, update.effective_user
