@@ -40,13 +40,17 @@ def bank(
     questions: list[Question] | None = None, bank_id: str = "demo", topics: tuple[str, ...] = ()
 ) -> Bank:
     """A bank with topics alpha and beta (weights 50/50) unless told otherwise."""
-    qs = questions if questions is not None else [
-        question("a1", "alpha"),
-        question("a2", "alpha", correct=(0,)),
-        question("a3", "alpha", correct=(0, 2)),
-        question("b1", "beta", correct=(3,)),
-        question("b2", "beta", n_options=2, correct=(0,)),
-    ]
+    qs = (
+        questions
+        if questions is not None
+        else [
+            question("a1", "alpha"),
+            question("a2", "alpha", correct=(0,)),
+            question("a3", "alpha", correct=(0, 2)),
+            question("b1", "beta", correct=(3,)),
+            question("b2", "beta", n_options=2, correct=(0,)),
+        ]
+    )
     names = topics or tuple(dict.fromkeys(q.topic for q in qs)) or ("alpha",)
     weight = 100 / len(names)
     meta = BankMeta.model_validate(

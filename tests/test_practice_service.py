@@ -26,8 +26,9 @@ async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
     db = Database(tmp_path / "q.sqlite3")
     await db.open()
     clock = FakeClock(dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC))
-    yield PracticeService(db, Catalog({"demo": sample_bank.bank()}), clock=clock,
-                          rng=random.Random(7))
+    yield PracticeService(
+        db, Catalog({"demo": sample_bank.bank()}), clock=clock, rng=random.Random(7)
+    )
     await db.close()
 
 
@@ -118,8 +119,9 @@ async def test_stats_accuracy_per_topic_and_streak(service: PracticeService) -> 
         clock.advance(86400)
     d = await service.next_delivery(ANN.id, ANN)
     assert d is not None
-    wrong = frozenset({next(i for i in range(len(d.question.options))
-                            if i not in d.question.correct_indices)})
+    wrong = frozenset(
+        {next(i for i in range(len(d.question.options)) if i not in d.question.correct_indices)}
+    )
     await service.answer(d.id, ANN, ANN.id, wrong)
     stats = await service.stats(ANN.id)
     assert (stats.answered, stats.correct) == (4, 3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
 
@@ -11,6 +12,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
+from bot.telegram.alerts import AdminAlerts
 
 
 @dataclass
@@ -22,6 +24,7 @@ class Services:
     catalog: Catalog
     practice: PracticeService
     clock: Clock
+    alerts: AdminAlerts | None = None
 
 
 class BotData:
@@ -31,9 +34,7 @@ class BotData:
         self.services: Services | None = None
 
 
-class QuizContext(
-    CallbackContext[ExtBot[None], dict[object, object], dict[object, object], BotData]
-):
+class QuizContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
     """CallbackContext with typed access to our services."""
 
     @property
@@ -47,8 +48,8 @@ class QuizContext(
 QuizApp = Application[
     ExtBot[None],
     QuizContext,
-    dict[object, object],
-    dict[object, object],
+    dict[Any, Any],
+    dict[Any, Any],
     BotData,
-    JobQueue[QuizContext],
+    JobQueue[Any],
 ]

@@ -188,3 +188,9 @@ async def on_topic(update: Update, context: QuizContext) -> None:
         context.bot, message.chat_id, message.message_id, texts.TOPIC_SET.format(topic=esc(name))
     )
     await send_next_question(context, message.chat_id, query.from_user)
+
+
+async def on_unknown_button(update: Update, context: QuizContext) -> None:
+    """Callback data we never made (forged, or from an older version of the bot)."""
+    if update.callback_query is not None:
+        await _refuse(update.callback_query)

@@ -1,0 +1,104 @@
+"""Building the Application: services in post_init, closed in post_shutdown, handlers wired."""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.ext import Application, ContextTypes, Defaults
+from telegram.request import BaseRequest, HTTPXRequest
+
+from bot.config import Settings
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock, SystemClock
+from bot.practice.service import PracticeService
+from bot.storage.db import Database
+from bot.telegram import routes
+from bot.telegram.alerts import AdminAlerts
+from bot.telegram.context import BotData, QuizApp, QuizContext, Services
+from bot.telegram.errors import on_error
+
+log = logging.getLogger(__name__)
+
+
+def build_application(
+    settings: Settings,
+    catalog: Catalog,
+    *,
+    request: BaseRequest | None = None,
+    updates_request: BaseRequest | None = None,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+    with_updater: bool = True,
+) -> QuizApp:
+    """The bot, ready for run_polling/run_webhook (or process_update in tests)."""
+    clock = clock or SystemClock()
+
+    async def post_init(app: QuizApp) -> None:
+        db = Database(settings.db)
+        await db.open()
+        practice = PracticeService(
+            db, catalog, clock=clock, rng=rng, default_timezone=settings.default_timezone
+        )
+        app.bot_data.services = Services(
+            settings=settings,
+            db=db,
+            catalog=catalog,
+            practice=practice,
+            clock=clock,
+            alerts=AdminAlerts(app.bot, settings.admins, clock),
+        )
+        await register_commands(app)
+        log.info(
+            "ready: %d questions in %d bank(s), database %s",
+            catalog.question_count(),
+            len(catalog.banks),
+            settings.db,
+        )
+
+    async def post_shutdown(app: QuizApp) -> None:
+        services = app.bot_data.services
+        if services is not None:
+            await services.db.close()
+
+    builder = (
+        Application.builder()
+        .token(settings.require_token())
+        .base_url(settings.api_base_url)
+        .base_file_url(f"{settings.bot_api_url}/file/bot")
+        .context_types(ContextTypes(context=QuizContext, bot_data=BotData))
+        .defaults(Defaults(allow_sending_without_reply=True))
+        # Answers are independent per user and the database enforces one answer per user and
+        # question, so updates need not wait for each other.
+        .concurrent_updates(32)
+        # No AIORateLimiter: it puts replies in one queue with pushes (TELEGRAM-NOTES.md);
+        # pushes are paced by bot/schedule instead.
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+    )
+    if request is not None:
+        builder = builder.request(request).get_updates_request(updates_request or request)
+    else:
+        builder = builder.request(HTTPXRequest(connection_pool_size=32)).get_updates_request(
+            HTTPXRequest(read_timeout=40)
+        )
+    if not with_updater:
+        builder = builder.updater(None)
+    app: QuizApp = builder.build()
+    for handler in routes.handlers():
+        app.add_handler(handler)
+    app.add_error_handler(on_error)
+    return app
+
+
+async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The command menus users see in private chats and in groups."""
+    await app.bot.set_my_commands(
+        [BotCommand(c, d) for c, d in routes.PRIVATE_COMMANDS],
+        scope=BotCommandScopeAllPrivateChats(),
+    )
+    await app.bot.set_my_commands(
+        [BotCommand(c, d) for c, d in routes.GROUP_COMMANDS], scope=BotCommandScopeAllGroupChats()
+    )

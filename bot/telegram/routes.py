@@ -1,0 +1,50 @@
+"""Every handler of the bot, in one list. Order matters: the first matching handler in a group
+wins, so specific handlers come before the catch-alls at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot.telegram.handlers import answers, commands
+
+PRIVATE = filters.ChatType.PRIVATE
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    """The handlers, in the order they are tried."""
+    return [
+        CommandHandler("start", commands.start, filters=PRIVATE),
+        CommandHandler("quiz", commands.quiz, filters=PRIVATE),
+        CommandHandler("topics", commands.topics, filters=PRIVATE),
+        CommandHandler("stats", commands.stats, filters=PRIVATE),
+        CommandHandler("help", commands.help_command),
+        CallbackQueryHandler(answers.on_answer, pattern=r"^a:"),
+        CallbackQueryHandler(answers.on_toggle, pattern=r"^t:"),
+        CallbackQueryHandler(answers.on_submit, pattern=r"^s:"),
+        CallbackQueryHandler(answers.on_next, pattern=r"^n:"),
+        CallbackQueryHandler(answers.on_explain, pattern=r"^x:"),
+        CallbackQueryHandler(answers.on_topic, pattern=r"^tp:"),
+        # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
+        CallbackQueryHandler(answers.on_unknown_button),
+        MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
+        MessageHandler(filters.TEXT & ~filters.COMMAND & PRIVATE, commands.free_text),
+    ]
+
+
+PRIVATE_COMMANDS = [
+    ("quiz", "Next practice question"),
+    ("topics", "Choose a topic"),
+    ("stats", "Your accuracy and streak"),
+    ("daily", "A question every day at your time"),
+    ("help", "How it works"),
+    ("start", "Welcome"),
+]
+GROUP_COMMANDS = [
+    ("quiz", "Ask the group a question"),
+    ("reveal", "Close the question and show the answer (admins)"),
+    ("leaderboard", "This week and all time"),
+    ("daily", "Daily group question (admins)"),
+    ("help", "How it works"),
+]
