@@ -1,0 +1,86 @@
+"""`quizbot run` (the bot) and `quizbot migrate` (bring the database schema up to date)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from telegram import Update
+
+from bot.bank.loader import load_banks
+from bot.config import ConfigError, Settings, load_settings
+from bot.logging_setup import setup_logging
+from bot.practice.catalog import Catalog
+from bot.storage.db import Database
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `run` and `migrate`."""
+    run = sub.add_parser("run", help="start the bot (long polling unless a webhook URL is set)")
+    run.add_argument(
+        "--webhook", metavar="URL", help="serve a webhook at this public URL instead of polling"
+    )
+    run.set_defaults(func=cmd_run)
+    migrate = sub.add_parser("migrate", help="apply pending database migrations and exit")
+    migrate.set_defaults(func=cmd_migrate)
+
+
+def fail(message: str) -> int:
+    """One clear line for the operator, no traceback."""
+    print(f"quizbot: {message}", file=sys.stderr)
+    return 2
+
+
+def load_catalog(settings: Settings) -> Catalog | None:
+    """The banks named by the settings, or None after printing every problem."""
+    result = load_banks(settings.questions)
+    for problem in result.problems:
+        print(problem, file=sys.stderr)
+    if result.problems or not result.banks:
+        if not result.banks:
+            print("quizbot: no valid question bank found in "
+                  + ", ".join(str(p) for p in settings.questions), file=sys.stderr)
+        return None
+    return Catalog(result.banks)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start the bot and block until it is stopped (SIGINT/SIGTERM)."""
+    try:
+        settings = load_settings()
+        token = settings.require_token()
+    except ConfigError as err:
+        return fail(str(err))
+    if args.webhook:
+        settings = settings.model_copy(update={"webhook_url": args.webhook})
+    setup_logging(settings.log_level, json_lines=settings.log_json, secrets=[token])
+    catalog = load_catalog(settings)
+    if catalog is None:
+        return 1
+    from bot.telegram.app import build_application  # keeps `validate` & co. light
+
+    app = build_application(settings, catalog)
+    if settings.webhook_url:
+        from bot.telegram.webhook import run_webhook
+
+        run_webhook(app, settings)
+    else:
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Apply migrations to QUIZBOT_DB."""
+    try:
+        settings = load_settings()
+    except ConfigError as err:
+        return fail(str(err))
+
+    async def go() -> None:
+        async with Database(settings.db):
+            pass
+
+    asyncio.run(go())
+    print(f"database {settings.db} is up to date")
+    return 0
