@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from enum import StrEnum
 from typing import Annotated, Self
 
@@ -45,7 +44,9 @@ class Kind(StrEnum):
 class Option(Strict):
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_OPTION_CHARS)]
     correct: bool = False
-    rationale: Text = Field(description="Why learners pick this option and why it is or isn't right.")
+    rationale: Text = Field(
+        description="Why learners pick this option and why it is or isn't right."
+    )
 
 
 class Reference(Strict):
@@ -74,7 +75,7 @@ class Question(Strict):
         problems: list[str] = []
         seen: dict[str, int] = {}
         for i, option in enumerate(self.options):
-            key = re.sub(r"\s+", " ", option.text.strip().casefold())
+            key = " ".join(option.text.casefold().split())
             if not key:
                 problems.append(f"options.{i}.text: option text is empty")
             elif key in seen:
@@ -86,7 +87,8 @@ class Question(Strict):
         n_correct = sum(o.correct for o in self.options)
         if self.kind is Kind.SINGLE and n_correct != 1:
             problems.append(
-                f"options: a single-answer question needs exactly 1 correct option, has {n_correct}"
+                "options: a single-answer question needs exactly 1 correct option, "
+                f"has {n_correct}"
             )
         if self.kind is Kind.MULTIPLE and not 2 <= n_correct < len(self.options):
             problems.append(

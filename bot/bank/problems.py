@@ -27,7 +27,9 @@ class Problem:
 
     def __str__(self) -> str:
         line = "-" if self.line is None else str(self.line)
-        return f"{self.file}:{line}: {self.question_id or '-'}: {self.field or '-'}: {self.message}"
+        return (
+            f"{self.file}:{line}: {self.question_id or '-'}: {self.field or '-'}: {self.message}"
+        )
 
 
 class BankError(Exception):
@@ -102,10 +104,13 @@ class LineFinder:
                     if isinstance(key, yaml.ScalarNode) and key.value == str(part):
                         line, found = int(key.start_mark.line) + 1, value
                         break
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-                if 0 <= part < len(node.value):
-                    found = node.value[part]
-                    line = int(found.start_mark.line) + 1
+            elif (
+                isinstance(node, yaml.SequenceNode)
+                and isinstance(part, int)
+                and 0 <= part < len(node.value)
+            ):
+                found = node.value[part]
+                line = int(found.start_mark.line) + 1
             if found is None:
                 break
             node = found
