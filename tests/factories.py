@@ -159,6 +159,14 @@ def channel_post(text: str, chat: JSON, *, message_id: int | None = None) -> JSO
 
 
 def poll_answer(poll_id: str, user: JSON, option_ids: list[int]) -> JSON:
-    """An Update with a user's answer to a non-anonymous poll (no chat id, as on Telegram)."""
-    payload = {"poll_id": poll_id, "user": user, "option_ids": option_ids}
+    """An Update with a user's answer to a non-anonymous poll (no chat id, as on Telegram).
+
+    `option_persistent_ids` follow FakeBotApi's scheme: the option's index as a string.
+    """
+    payload = {
+        "poll_id": poll_id,
+        "user": user,
+        "option_ids": option_ids,
+        "option_persistent_ids": [str(i) for i in option_ids],
+    }
     return _update("poll_answer", payload)

@@ -111,6 +111,7 @@ _RESTRICTED_RIGHTS = (
     "can_send_video_notes",
     "can_send_voice_notes",
     "can_edit_tag",
+    "can_react_to_messages",
 )
 
 

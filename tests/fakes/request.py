@@ -82,7 +82,10 @@ class FakeRequest(BaseRequest):
     async def _hold_back(self, delay: float, read_timeout: ODVInput[float]) -> None:
         if delay <= 0:
             return
-        timeout = self._read_timeout if read_timeout is BaseRequest.DEFAULT_NONE else read_timeout
+        # A DefaultValue (PTB's "not given" marker) means our own read timeout applies.
+        timeout: float | None = self._read_timeout
+        if read_timeout is None or isinstance(read_timeout, int | float):
+            timeout = read_timeout
         if timeout is not None and delay > timeout:
             await asyncio.sleep(timeout)
             raise TimedOut(f"Fake read timeout after {timeout} s")

@@ -38,13 +38,15 @@ _NOT_FOUND = {"ok": False, "error_code": 404, "description": "Not Found"}
 def _multipart_fields(content_type: str, body: bytes) -> dict[str, str]:
     """Form fields of a multipart body; an uploaded file becomes a short placeholder text."""
     head = f"Content-Type: {content_type}\r\n\r\n".encode()
-    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    parser = email.parser.BytesParser(policy=email.policy.HTTP)
+    message = parser.parsebytes(head + body)
     fields: dict[str, str] = {}
-    for part in message.iter_parts():  # type: ignore[attr-defined]
-        name = part.get_param("name", header="content-disposition")
-        payload = part.get_payload(decode=True) or b""
+    for part in message.iter_parts():
+        name = str(part.get_param("name", header="content-disposition"))
+        payload = part.get_payload(decode=True)
+        data = payload if isinstance(payload, bytes) else b""
         filename = part.get_filename()
-        fields[name] = f"<file {filename} {len(payload)} bytes>" if filename else payload.decode()
+        fields[name] = f"<file {filename} {len(data)} bytes>" if filename else data.decode()
     return fields
 
 
@@ -87,8 +89,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        params = parse_body(self.headers.get("Content-Type", ""), body, query)
-        status, answer = self.server.api.handle(parts[1], params)
+        try:
+            params = parse_body(self.headers.get("Content-Type", ""), body, query)
+        except ValueError as error:
+            self._reply(
+                400, {"ok": False, "error_code": 400, "description": f"Bad Request: {error}"}
+            )
+            return
+        try:
+            status, answer = self.server.api.handle(parts[1], params)
+        except Exception as error:  # a bug in the fake: say so instead of dropping the line
+            self._reply(500, {"ok": False, "error_code": 500, "description": repr(error)})
+            raise
         # Processed already; the answer comes late, as from a slow Telegram.
         if delay := self.server.api.delay_for(parts[1]):
             time.sleep(delay)
