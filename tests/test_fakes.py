@@ -23,7 +23,7 @@ from telegram.error import (
     RetryAfter,
     TimedOut,
 )
-from telegram.ext import CommandHandler, ContextTypes
+from telegram.ext import Application, CommandHandler, ContextTypes
 
 from tests import factories
 from tests.fakes import (
@@ -323,6 +323,27 @@ async def test_http_server_rejects_wrong_token(bot_server: FakeBotApiServer) -> 
     )
     assert status == 200
     assert bot_server.post_webhook(bot_server.url + "/nowhere", {"update_id": 1}, "s") == 404
+
+
+async def test_polling_application_end_to_end(bot_server: FakeBotApiServer) -> None:
+    async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message
+        await update.effective_message.reply_text("Welcome!")
+
+    app = Application.builder().token(TOKEN).base_url(bot_server.base_url).build()
+    app.add_handler(CommandHandler("start", start))
+    ada = factories.user(USER, "Ada")
+    async with app:
+        await app.start()
+        assert app.updater
+        await app.updater.start_polling(poll_interval=0, timeout=5)
+        bot_server.api.push_update(factories.command("/start", ada, factories.private_chat(ada)))
+        await bot_server.wait_for_async(lambda api: api.last_text(USER) == "Welcome!")
+        started = time.monotonic()
+        await app.updater.stop()
+        await app.stop()
+    assert time.monotonic() - started < 3  # the long poll is capped, so stopping is quick
+    assert bot_server.api.count("deleteWebhook") == 1
 
 
 def test_post_webhook_sends_secret_header() -> None:

@@ -10,7 +10,7 @@ Payload builders for incoming updates live in `tests/factories.py`.
 from tests.fakes.botapi import BOT_ID, BOT_USERNAME, ApiError, Call, FakeBotApi
 from tests.fakes.params import decode_params
 from tests.fakes.request import TOKEN, FakeRequest, make_application
-from tests.fakes.server import FakeBotApiServer, post_webhook, wait_for
+from tests.fakes.server import FakeBotApiServer, post_webhook, wait_for, wait_for_async
 
 __all__ = [
     "BOT_ID",
@@ -25,4 +25,5 @@ __all__ = [
     "make_application",
     "post_webhook",
     "wait_for",
+    "wait_for_async",
 ]

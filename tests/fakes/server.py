@@ -4,6 +4,7 @@
         env = {"BOT_TOKEN": server.token, "BOT_API_URL": server.url}   # run `quizbot run`
         server.api.push_update(factories.command("/start", u, c))
         server.wait_for(lambda api: api.count("sendMessage", chat_id=c["id"]) == 1)
+        # in an async test with the bot in the same loop: await server.wait_for_async(...)
 
 Routes `GET|POST /bot<token>/<method>` (form-urlencoded, multipart, JSON or query string) to
 `api.handle`; another token gets 401 and any other path 404, as Telegram does. Each request gets
@@ -13,6 +14,7 @@ socket: no thread outlives the `with` block and no ResourceWarning is raised.
 
 from __future__ import annotations
 
+import asyncio
 import email.parser
 import email.policy
 import json
@@ -192,6 +194,15 @@ class FakeBotApiServer:
         """Poll `predicate(api)` until truthy and return its value; AssertionError on timeout."""
         return wait_for(self.api, predicate, timeout, interval)
 
+    async def wait_for_async(
+        self,
+        predicate: Callable[[FakeBotApi], T],
+        timeout: float = 10.0,  # noqa: ASYNC109 - same signature as wait_for
+        interval: float = 0.02,
+    ) -> T:
+        """`wait_for` for async tests: sleeps with asyncio so an in-loop bot keeps running."""
+        return await wait_for_async(self.api, predicate, timeout, interval)
+
     @staticmethod
     def post_webhook(url: str, update: dict[str, Any], secret: str | None = None) -> int:
         """POST an update to a bot's webhook, as Telegram would; returns the HTTP status."""
@@ -210,9 +221,29 @@ def wait_for(
         if result := predicate(api):
             return result
         if time.monotonic() >= deadline:
-            last = "\n".join(f"  {c.method} {c.params}" for c in api.calls[-15:])
-            raise AssertionError(f"condition not met within {timeout} s; last calls:\n{last}")
+            raise AssertionError(_timeout_message(api, timeout))
         time.sleep(interval)
+
+
+async def wait_for_async(
+    api: FakeBotApi,
+    predicate: Callable[[FakeBotApi], T],
+    timeout: float = 10.0,  # noqa: ASYNC109 - the timeout error lists the last calls
+    interval: float = 0.02,
+) -> T:
+    """Like `wait_for`, but yields to the event loop between checks."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if result := predicate(api):
+            return result
+        if time.monotonic() >= deadline:
+            raise AssertionError(_timeout_message(api, timeout))
+        await asyncio.sleep(interval)
+
+
+def _timeout_message(api: FakeBotApi, timeout: float) -> str:
+    last = "\n".join(f"  {c.method} {c.params}" for c in api.calls[-15:])
+    return f"condition not met within {timeout} s; last calls:\n{last}"
 
 
 def post_webhook(url: str, update: dict[str, Any], secret: str | None = None) -> int:
