@@ -1,0 +1,193 @@
+"""`quizbot validate`, `quizbot schema` and `quizbot import page|csv`."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.bank import schema
+from bot.bank.importers import csv_import, page
+from bot.bank.importers.common import Draft, ImportIssue
+from bot.bank.importers.writer import write_drafts
+from bot.bank.loader import load_banks
+from bot.bank.summary import summarize
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+
+
+def _default_questions() -> Path:
+    # A checkout run from its root has questions/; an installed bot falls back to the bundle.
+    from bot.config import BUNDLED_QUESTIONS
+
+    local = Path("questions")
+    return local if local.is_dir() else BUNDLED_QUESTIONS
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Print every problem (exit 1) or a summary of each bank (exit 0)."""
+    paths: Sequence[Path] = args.paths or [_default_questions()]
+    result = load_banks(paths)
+    for problem in result.problems:
+        print(problem, file=sys.stderr)
+    if result.problems:
+        print(f"{len(result.problems)} problem(s) found", file=sys.stderr)
+        return 1
+    print("\n\n".join(summarize(bank) for bank in result.banks.values()))
+    return 0
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    """Write (or print, or check) the JSON Schema files."""
+    if args.print:
+        name = schema.QUESTION_SCHEMA if args.print == "question" else schema.BANK_SCHEMA
+        sys.stdout.write(schema.schema_texts()[name])
+        return 0
+    out = Path(args.out) if args.out else schema.SCHEMA_DIR
+    if args.check:
+        stale = schema.stale_schemas(out)
+        for path in stale:
+            print(f"{path}: out of date; run `quizbot schema`", file=sys.stderr)
+        return 1 if stale else 0
+    for path in schema.write_schemas(out):
+        print(f"wrote {path}")
+    return 0
+
+
+def _report_import(
+    drafts: list[Draft],
+    issues: list[ImportIssue],
+    args: argparse.Namespace,
+    topics: dict[str, str],
+) -> int:
+    out = Path(args.out) if args.out else Path("questions") / args.bank
+    report = write_drafts(drafts, args.bank, out, force=args.force, topic_map=topics)
+    issues = issues + report.issues
+    for issue in issues:
+        print(issue, file=sys.stderr)
+    print(
+        f"{out}: {len(report.written)} question file(s) written, {len(report.unchanged)} unchanged"
+        + (", bank.yaml written" if report.bank_file_changed else "")
+    )
+    if not (out / "bank.yaml").is_file():
+        return 1
+    check = load_banks([out])
+    for problem in check.problems:
+        print(problem, file=sys.stderr)
+    if check.problems:
+        print(f"{out} does not validate: {len(check.problems)} problem(s)", file=sys.stderr)
+    return 1 if issues or check.problems else 0
+
+
+def run_import_page(args: argparse.Namespace) -> int:
+    """Import practice pages."""
+    drafts: list[Draft] = []
+    issues: list[ImportIssue] = []
+    for path in args.files:
+        more, problems = page.read_page_file(path)
+        for draft in more:
+            if args.difficulty:
+                draft.data["difficulty"] = args.difficulty
+        drafts += more
+        issues += problems
+    return _report_import(drafts, issues, args, dict(args.topic_map or []))
+
+
+def run_import_csv(args: argparse.Namespace) -> int:
+    """Import a CSV spreadsheet."""
+    drafts, issues = csv_import.read_csv_file(args.file)
+    return _report_import(drafts, issues, args, {})
+
+
+def _slug(value: str) -> str:
+    if not _SLUG.match(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not an id like genai-llm")
+    return value
+
+
+def _topic_pair(value: str) -> tuple[str, str]:
+    words, sep, topic = value.partition("=")
+    if not sep or not words.strip() or not _SLUG.match(topic.strip()):
+        raise argparse.ArgumentTypeError(f"{value!r} is not WORDS=TOPIC-ID")
+    return words.strip(), topic.strip()
+
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bank", required=True, type=_slug, metavar="ID", help="bank id")
+    parser.add_argument(
+        "--out", metavar="DIR", help="bank folder to write into (default: questions/ID/)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite question files that already exist"
+    )
+
+
+def register(sub: Any) -> None:
+    """Add the bank subcommands to the `quizbot` parser."""
+    validate = sub.add_parser(
+        "validate",
+        help="check question banks and summarise them",
+        description="Check every bank under each PATH (a bank folder or a folder of banks). "
+        "Prints every problem as file:line: question-id: field: message and exits 1, or a "
+        "summary of each bank and exits 0.",
+    )
+    validate.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="default: questions/ (or the bundle)"
+    )
+    validate.set_defaults(func=run_validate)
+
+    schema_cmd = sub.add_parser(
+        "schema",
+        help="write the JSON Schema of question files and bank.yaml",
+        description="Write question.schema.json and bank.schema.json (for editors, through "
+        "the `# yaml-language-server: $schema=...` line of each YAML file).",
+    )
+    schema_cmd.add_argument(
+        "--out", metavar="DIR", help=f"folder to write into (default: {schema.SCHEMA_DIR})"
+    )
+    schema_cmd.add_argument(
+        "--print",
+        choices=("question", "bank"),
+        help="print that schema to stdout instead of writing files",
+    )
+    schema_cmd.add_argument(
+        "--check", action="store_true", help="exit 1 if the files differ from the models"
+    )
+    schema_cmd.set_defaults(func=run_schema)
+
+    imp = sub.add_parser("import", help="turn practice pages or a CSV file into question files")
+    sources = imp.add_subparsers(dest="source", metavar="SOURCE", required=True)
+    page_cmd = sources.add_parser(
+        "page",
+        help="practice pages (text)",
+        description=page.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    page_cmd.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    _import_options(page_cmd)
+    page_cmd.add_argument(
+        "--topic-map",
+        action="append",
+        type=_topic_pair,
+        metavar="WORDS=TOPIC-ID",
+        help="file pages whose title says WORDS under TOPIC-ID (repeatable), e.g. "
+        "Deployment=optimization-deployment",
+    )
+    page_cmd.add_argument(
+        "--difficulty", choices=("easy", "medium", "hard"), help="default: medium"
+    )
+    page_cmd.set_defaults(func=run_import_page)
+
+    csv_cmd = sources.add_parser(
+        "csv",
+        help="a CSV spreadsheet, one row per question",
+        description="Import a CSV file, one row per question.",
+        epilog=csv_import.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    csv_cmd.add_argument("file", type=Path, metavar="FILE")
+    _import_options(csv_cmd)
+    csv_cmd.set_defaults(func=run_import_csv)

@@ -1,0 +1,175 @@
+"""Read a CSV spreadsheet (one row per question) into question drafts.
+
+The first row names the columns, in any order. UTF-8, with or without a BOM (Excel's
+"CSV UTF-8" is fine); cells may hold line breaks when quoted.
+
+  id             optional; derived from topic and stem when empty (stable across imports)
+  topic          topic id or name, e.g. fine-tuning or "Fine-tuning"             (required)
+  difficulty     easy, medium or hard; medium when empty
+  kind           single or multiple; when empty, multiple if several options are correct
+  stem           the question                                                       (required)
+  option_1 .. option_12        the answer options, from option_1 without gaps (2 to 12)
+  rationale_1 .. rationale_12  why learners pick that option and why it is or isn't right
+  correct        the right option(s): letters like B or A,C, or 1-based numbers like 2 or 1;3
+  explanation    why the right answer is right                                    (required)
+  trap           the common exam trap (optional)
+  tags           ;-separated tags, e.g. lora;peft (optional)
+  author         who wrote or reviewed it (optional)
+  reviewed       date of the last review, YYYY-MM-DD (optional)
+
+Problems are reported as `file.csv:LINE: column: message`, LINE being where the row starts.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Any
+
+from bot.bank.importers.common import Draft, ImportIssue, slugify
+from bot.bank.limits import MAX_OPTIONS
+from bot.bank.models import LETTERS
+
+OPTION_COLUMNS = [f"option_{i}" for i in range(1, MAX_OPTIONS + 1)]
+RATIONALE_COLUMNS = [f"rationale_{i}" for i in range(1, MAX_OPTIONS + 1)]
+SIMPLE_COLUMNS = (
+    "id",
+    "topic",
+    "difficulty",
+    "kind",
+    "stem",
+    "explanation",
+    "trap",
+    "author",
+    "reviewed",
+)
+COLUMNS = frozenset((*SIMPLE_COLUMNS, "correct", "tags", *OPTION_COLUMNS, *RATIONALE_COLUMNS))
+REQUIRED = (
+    "topic",
+    "stem",
+    "option_1",
+    "option_2",
+    "rationale_1",
+    "rationale_2",
+    "correct",
+    "explanation",
+)
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+
+
+def _column_of(loc: tuple[str | int, ...]) -> str:
+    if loc[:1] == ("options",):
+        if len(loc) >= 2 and isinstance(loc[1], int):
+            field = "rationale" if loc[2:3] == ("rationale",) else "option"
+            return f"{field}_{loc[1] + 1}"
+        return "correct"  # the count of correct options is what the options error is about
+    return str(loc[0]) if loc else "-"
+
+
+def _correct_indices(cell: str, count: int) -> tuple[set[int], str | None]:
+    picked: set[int] = set()
+    for token in (t for t in re.split(r"[,;\s]+", cell.strip()) if t):
+        if token.isdigit():
+            index = int(token) - 1
+        elif len(token) == 1 and token.upper() in LETTERS:
+            index = LETTERS.index(token.upper())
+        else:
+            return set(), f"{token!r} is neither a letter (A, B, ...) nor an option number"
+        if not 0 <= index < count:
+            return set(), f"{token!r}: there is no such option (the row has {count})"
+        picked.add(index)
+    if not picked:
+        return set(), "no correct option given (letters like B or A,C, or numbers like 2)"
+    return picked, None
+
+
+def _topic_name(cell: str) -> str:
+    return cell.replace("-", " ").capitalize() if _SLUG.match(cell) else cell
+
+
+def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
+    cells = {k: (v or "").strip() for k, v in row.items() if k}
+    data: dict[str, Any] = {k: cells[k] for k in SIMPLE_COLUMNS if cells.get(k)}
+    issues: list[ImportIssue] = []
+    if "topic" in data and not _SLUG.match(data["topic"]):
+        data["topic"] = slugify(data["topic"])
+    options: list[dict[str, Any]] = []
+    last = max((i for i in range(MAX_OPTIONS) if cells.get(OPTION_COLUMNS[i])), default=-1)
+    for i in range(last + 1):
+        text, rationale = cells.get(OPTION_COLUMNS[i], ""), cells.get(RATIONALE_COLUMNS[i], "")
+        if not text:
+            issues.append(
+                ImportIssue(
+                    file,
+                    line,
+                    OPTION_COLUMNS[i],
+                    "empty, but a later option is filled (options must have no gaps)",
+                )
+            )
+        option: dict[str, Any] = {"text": text}
+        if rationale:
+            option["rationale"] = rationale
+        options.append(option)
+    for i in range(last + 1, MAX_OPTIONS):
+        if cells.get(RATIONALE_COLUMNS[i]):
+            issues.append(
+                ImportIssue(
+                    file,
+                    line,
+                    RATIONALE_COLUMNS[i],
+                    f"rationale without its option in {OPTION_COLUMNS[i]}",
+                )
+            )
+    picked, problem = _correct_indices(cells.get("correct", ""), len(options))
+    if problem:
+        issues.append(ImportIssue(file, line, "correct", problem))
+    for i, option in enumerate(options):
+        option["correct"] = i in picked
+    data["options"] = options
+    if "kind" not in data and len(picked) > 1:
+        data["kind"] = "multiple"
+    if cells.get("tags"):
+        data["tags"] = [t.strip() for t in cells["tags"].split(";") if t.strip()]
+    data.setdefault("difficulty", "medium")
+    draft = Draft(
+        file,
+        line,
+        data,
+        _topic_name(cells.get("topic", "")),
+        lambda loc: (line, _column_of(loc)),
+        extra_issues=issues,
+    )
+    return draft
+
+
+def read_csv_file(path: Path) -> tuple[list[Draft], list[ImportIssue]]:
+    """Drafts for every non-empty row; issues for the header and for unreadable files."""
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        return [], [ImportIssue(path, None, None, f"cannot read: {exc.strerror or exc}")]
+    with handle:
+        try:
+            reader = csv.DictReader(handle)
+            header = [(name or "").strip() for name in reader.fieldnames or []]
+            reader.fieldnames = header
+            issues = [
+                ImportIssue(path, 1, name or "-", "unknown column")
+                for name in header
+                if name not in COLUMNS
+            ]
+            missing = [name for name in REQUIRED if name not in header]
+            if missing:
+                issues.append(ImportIssue(path, 1, None, "missing columns: " + ", ".join(missing)))
+            if issues:
+                return [], issues
+            drafts = []
+            start = reader.line_num + 1
+            for row in reader:
+                if any((v or "").strip() for k, v in row.items() if k):
+                    drafts.append(_row_draft(path, start, row))
+                start = reader.line_num + 1
+        except (csv.Error, UnicodeDecodeError) as exc:
+            return [], [ImportIssue(path, reader.line_num or None, None, f"not valid CSV: {exc}")]
+    return drafts, []
