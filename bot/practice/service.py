@@ -178,7 +178,10 @@ class PracticeService:
         ):
             return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
         correct = grading.is_correct(question, chosen)
-        sql.upsert_user(conn, learner, now)
+        if delivery.source != "quiz":
+            # In groups and channels a member may never have talked to the bot: keep the name
+            # for leaderboards. Private practice created the row when it sent the question.
+            sql.upsert_user(conn, learner, now)
         fresh = sql.insert_answer(
             conn,
             delivery=row,

@@ -8,6 +8,8 @@ round trip, ~57 µs here, dominates the cost of an answer; see TELEGRAM-NOTES.md
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -54,12 +56,45 @@ def run_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection],
     return result
 
 
+def run_batch(
+    conn: sqlite3.Connection, fns: list[Callable[[sqlite3.Connection], Any]]
+) -> list[tuple[bool, Any]]:
+    """Run several write functions in one transaction, each in its own savepoint.
+
+    One function raising rolls back only its own work; the others still commit together.
+    Returns (ok, result-or-exception) per function.
+    """
+    out: list[tuple[bool, Any]] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for fn in fns:
+            conn.execute("SAVEPOINT w")
+            try:
+                out.append((True, fn(conn)))
+            except Exception as err:  # handed back to its own caller
+                conn.execute("ROLLBACK TO w")
+                out.append((False, err))
+            conn.execute("RELEASE w")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return out
+
+
 class Database:
-    """The bot's store: open() applies migrations; write()/read() run a function in one go."""
+    """The bot's store: open() applies migrations; write()/read() run a function in one go.
+
+    Writes that arrive while another is on its way to SQLite are committed together in the
+    next transaction (group commit): under load many answers share one commit and one round
+    trip, and none is acknowledged before its transaction is durable.
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self._conn: aiosqlite.Connection | None = None
+        self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         """Connect, set pragmas and bring the schema up to date."""
@@ -73,7 +108,9 @@ class Database:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
 
     async def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Finish queued writes, then close the connection (idempotent)."""
+        if self._flusher is not None and not self._flusher.done():
+            await self._flusher
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
@@ -96,7 +133,37 @@ class Database:
         return result
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn(conn) as one write transaction, in one round trip."""
+        """Run fn(conn) in a write transaction; returns once that transaction is committed."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append((fn, future))
+        if self._flusher is None or self._flusher.done():
+            # A task of its own, so a caller cancelled mid-write cannot strand the others.
+            self._flusher = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        while self._queue:
+            batch, self._queue = self._queue, []
+            fns = [fn for fn, _ in batch]
+            try:
+                results = await self.call(functools.partial(run_batch, fns=fns))
+            except BaseException as err:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(err)
+                if not isinstance(err, Exception):
+                    raise
+                continue
+            for (_, future), (ok, value) in zip(batch, results, strict=True):
+                if future.done():
+                    continue
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+
+    async def write_alone(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run fn(conn) as a transaction of its own (long jobs: imports, migrations of data)."""
         return await self.call(lambda conn: run_transaction(conn, fn))
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:

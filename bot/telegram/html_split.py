@@ -22,7 +22,8 @@ def split_html(text: str, limit: int = TELEGRAM_MESSAGE_CHARS) -> list[str]:
     Prefers blank lines, then line ends, then spaces; a tag still open at a cut is closed at the
     end of one part and opened again at the start of the next, so each part parses on its own.
     """
-    if visible_length(text) <= limit:
+    # The raw length bounds the visible one: most messages never need the slower count.
+    if len(text) <= limit or visible_length(text) <= limit:
         return [text]
     parts: list[str] = []
     rest = text

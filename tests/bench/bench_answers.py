@@ -1,0 +1,160 @@
+"""Answer-callback throughput: a bare PTB handler against quizbot's full answer path.
+
+Both run 5,000 callbacks through `Application.process_update` over the same instant fake
+request. (a) only answers the query and edits the message; (b) is the real bot: parse the button,
+grade, record the answer durably in SQLite (WAL, one transaction), render the verdict, answer the
+query and edit the message. Target: (b) keeps at least half of (a)'s throughput.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.ext import Application, CallbackQueryHandler, ContextTypes
+
+from bot.bank.loader import load_banks
+from bot.config import BUNDLED_QUESTIONS, Settings
+from bot.practice.catalog import Catalog
+from bot.storage import practice_sql as sql
+from bot.telegram.app import build_application
+from tests.bench.instant import BOT, InstantRequest
+
+N = 5_000
+TOKEN = "123456:" + "B" * 35
+USERS = 500
+
+
+def callback_payload(update_id: int, user_id: int, data: str, message_id: int) -> dict[str, Any]:
+    user = {"id": user_id, "is_bot": False, "first_name": f"U{user_id}"}
+    return {
+        "update_id": update_id,
+        "callback_query": {
+            "id": str(update_id),
+            "from": user,
+            "chat_instance": "1",
+            "data": data,
+            "message": {
+                "message_id": message_id,
+                "date": int(time.time()),
+                "chat": {"id": user_id, "type": "private", "first_name": user["first_name"]},
+                "from": BOT,
+                "text": "question",
+            },
+        },
+    }
+
+
+Run = tuple[list[float], float]  # per-update latencies, wall time
+
+
+async def timed(
+    app: Application[Any, Any, Any, Any, Any, Any], updates: list[Update], in_flight: int
+) -> Run:
+    """Process updates with at most in_flight at once, as PTB's concurrent_updates does."""
+    latencies: list[float] = []
+    gate = asyncio.Semaphore(in_flight)
+
+    async def one(update: Update) -> None:
+        async with gate:
+            t0 = time.perf_counter()
+            await app.process_update(update)
+            latencies.append(time.perf_counter() - t0)
+
+    started = time.perf_counter()
+    if in_flight == 1:
+        for update in updates:
+            await one(update)
+    else:
+        await asyncio.gather(*(one(u) for u in updates))
+    return latencies, time.perf_counter() - started
+
+
+async def bare(in_flight: int) -> Run:
+    async def handler(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None
+        await query.answer("✅ Correct!")
+        await query.edit_message_text(
+            "Verdict", reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Next", callback_data="n")]])
+        )
+
+    app = Application.builder().token(TOKEN).request(InstantRequest()).updater(None).build()
+    app.add_handler(CallbackQueryHandler(handler))
+    async with app:
+        updates = [
+            Update.de_json(callback_payload(i, 1 + i % USERS, f"a:{i}:0", i), app.bot)
+            for i in range(N)
+        ]
+        return await timed(app, updates, in_flight)
+
+
+async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
+    result = load_banks([BUNDLED_QUESTIONS])
+    catalog = Catalog(result.banks)
+    bank = catalog.bank(None)
+    settings = Settings(BOT_TOKEN=TOKEN, QUIZBOT_DB=tmp / f"bench{in_flight}.sqlite3")  # type: ignore[call-arg]
+    app = build_application(settings, catalog, request=InstantRequest(), with_updater=False,
+                            rng=random.Random(1))
+    async with app:
+        assert app.post_init is not None and app.post_shutdown is not None
+        await app.post_init(app)
+        services = app.bot_data.services
+        questions = [q for q in bank.questions.values() if q.kind.value == "single"]
+        now = time.time()
+
+        def seed(conn: Any) -> list[tuple[int, int, int]]:
+            out = []
+            for i in range(N):
+                user_id = 1 + i % USERS
+                q = questions[i % len(questions)]
+                did = sql.insert_delivery(conn, chat_id=user_id, user_id=user_id, bank_id=bank.id,
+                                          question_id=q.id, source="quiz", now=now)
+                sql.set_delivery_message(conn, did, i + 1)
+                out.append((did, user_id, i % len(q.options)))
+            return out
+
+        seeded = await services.db.write(seed)
+        updates = [
+            Update.de_json(callback_payload(i, user, f"a:{did}:{opt}", i + 1), app.bot)
+            for i, (did, user, opt) in enumerate(seeded)
+        ]
+        run = await timed(app, updates, in_flight)
+        count = await services.db.read(lambda c: c.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        await app.post_shutdown(app)
+    return run, count
+
+
+def summary(name: str, run: Run) -> float:
+    latencies, wall = run
+    qs = statistics.quantiles(latencies, n=100)
+    rate = len(latencies) / wall
+    print(
+        f"   {name:<34} {rate:7.0f} updates/s   p50 {qs[49] * 1e6:7.0f} µs   "
+        f"p99 {qs[98] * 1e6:7.0f} µs"
+    )
+    return rate
+
+
+def main() -> None:
+    print(f"   {N} answer callbacks per run, same instant fake request, one CPU-bound process")
+    for in_flight, label in ((1, "one at a time"), (32, "32 in flight, as the bot runs")):
+        with tempfile.TemporaryDirectory() as tmp:
+            bare_run = asyncio.run(bare(in_flight))
+            our_run, recorded = asyncio.run(ours(Path(tmp), in_flight))
+        print(f"   -- {label}")
+        a = summary("(a) bare PTB answer+edit", bare_run)
+        b = summary("(b) quizbot answer path", our_run)
+        verdict = "OK" if b / a >= 0.5 else "BELOW TARGET"
+        print(f"   answers recorded in SQLite: {recorded}/{N}; "
+              f"ratio (b)/(a) {b / a:.2f} (target >= 0.50: {verdict})")
+
+
+if __name__ == "__main__":
+    main()
