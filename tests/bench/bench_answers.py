@@ -82,7 +82,8 @@ async def bare(in_flight: int) -> Run:
         assert query is not None
         await query.answer("✅ Correct!")
         await query.edit_message_text(
-            "Verdict", reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Next", callback_data="n")]])
+            "Verdict",
+            reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Next", callback_data="n")]]),
         )
 
     app = Application.builder().token(TOKEN).request(InstantRequest()).updater(None).build()
@@ -100,8 +101,9 @@ async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
     catalog = Catalog(result.banks)
     bank = catalog.bank(None)
     settings = Settings(BOT_TOKEN=TOKEN, QUIZBOT_DB=tmp / f"bench{in_flight}.sqlite3")  # type: ignore[call-arg]
-    app = build_application(settings, catalog, request=InstantRequest(), with_updater=False,
-                            rng=random.Random(1))
+    app = build_application(
+        settings, catalog, request=InstantRequest(), with_updater=False, rng=random.Random(1)
+    )
     async with app:
         assert app.post_init is not None and app.post_shutdown is not None
         await app.post_init(app)
@@ -114,8 +116,15 @@ async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
             for i in range(N):
                 user_id = 1 + i % USERS
                 q = questions[i % len(questions)]
-                did = sql.insert_delivery(conn, chat_id=user_id, user_id=user_id, bank_id=bank.id,
-                                          question_id=q.id, source="quiz", now=now)
+                did = sql.insert_delivery(
+                    conn,
+                    chat_id=user_id,
+                    user_id=user_id,
+                    bank_id=bank.id,
+                    question_id=q.id,
+                    source="quiz",
+                    now=now,
+                )
                 sql.set_delivery_message(conn, did, i + 1)
                 out.append((did, user_id, i % len(q.options)))
             return out
@@ -126,7 +135,9 @@ async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
             for i, (did, user, opt) in enumerate(seeded)
         ]
         run = await timed(app, updates, in_flight)
-        count = await services.db.read(lambda c: c.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        count = await services.db.read(
+            lambda c: c.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        )
         await app.post_shutdown(app)
     return run, count
 
@@ -152,8 +163,10 @@ def main() -> None:
         a = summary("(a) bare PTB answer+edit", bare_run)
         b = summary("(b) quizbot answer path", our_run)
         verdict = "OK" if b / a >= 0.5 else "BELOW TARGET"
-        print(f"   answers recorded in SQLite: {recorded}/{N}; "
-              f"ratio (b)/(a) {b / a:.2f} (target >= 0.50: {verdict})")
+        print(
+            f"   answers recorded in SQLite: {recorded}/{N}; "
+            f"ratio (b)/(a) {b / a:.2f} (target >= 0.50: {verdict})"
+        )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,116 @@
+"""End to end: `quizbot run` as a process, long polling a fake Bot API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from bot.bank.loader import load_banks
+from bot.bank.models import LETTERS
+from bot.config import BUNDLED_QUESTIONS
+from tests import factories
+from tests.botprocess import BotProcess
+from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
+
+LEA = factories.user(7001, "Léa")
+LEA_CHAT = factories.private_chat(LEA)
+
+
+def keyboard(message: dict[str, Any]) -> dict[str, str]:
+    rows = message["reply_markup"]["inline_keyboard"]
+    return {b["text"]: b["callback_data"] for row in rows for b in row}
+
+
+def test_start_quiz_wrong_tap_double_tap(tmp_path: Path) -> None:
+    bank = load_banks([BUNDLED_QUESTIONS]).banks["genai-llm"]
+    with FakeBotApiServer() as server, BotProcess(server, tmp_path) as bot:
+        api = server.api
+        server.wait_for(lambda a: a.count("getUpdates") >= 1, timeout=20)
+        assert api.count("deleteWebhook") >= 1
+        assert api.my_commands({"type": "all_private_chats"})
+
+        api.push_update(factories.command("/start", LEA, LEA_CHAT))
+        server.wait_for(lambda a: "Welcome" in (a.last_text(LEA["id"]) or ""))
+
+        api.push_update(factories.command("/quiz", LEA, LEA_CHAT))
+        question = server.wait_for(lambda a: _question_message(a))
+        buttons = keyboard(question)
+        delivery_id = int(next(iter(buttons.values())).split(":")[1])
+        with sqlite3.connect(bot.db) as conn:
+            (qid,) = conn.execute(
+                "SELECT question_id FROM deliveries WHERE id = ?", (delivery_id,)
+            ).fetchone()
+        q = bank.questions[qid]
+        if q.kind.value == "multiple":  # answer a single-answer question instead
+            api.push_update(factories.command("/quiz", LEA, LEA_CHAT))
+            question = server.wait_for(
+                lambda a: (
+                    (m := _question_message(a)) and m["message_id"] != question["message_id"] and m
+                )
+            )
+            buttons = keyboard(question)
+            delivery_id = int(next(iter(buttons.values())).split(":")[1])
+            with sqlite3.connect(bot.db) as conn:
+                (qid,) = conn.execute(
+                    "SELECT question_id FROM deliveries WHERE id = ?", (delivery_id,)
+                ).fetchone()
+            q = bank.questions[qid]
+        wrong = next(i for i, o in enumerate(q.options) if not o.correct)
+
+        tap = factories.callback(buttons[LETTERS[wrong]], LEA, question)
+        api.push_update(tap)
+        server.wait_for(lambda a: a.count("editMessageText") >= 1)
+        edited = api.message(LEA["id"], question["message_id"])
+        assert " ".join(q.options[wrong].rationale.split()) in " ".join(edited["text"].split())
+        assert "Not quite" in edited["text"]
+
+        api.push_update(factories.callback(buttons[LETTERS[wrong]], LEA, question))
+        server.wait_for(
+            lambda a: any(
+                "already answered" in c.params.get("text", "")
+                for c in a.calls_of("answerCallbackQuery")
+            )
+        )
+        assert bot.stop() == 0
+
+    with sqlite3.connect(bot.db) as conn:
+        rows = conn.execute("SELECT user_id, question_id, chosen, correct FROM answers").fetchall()
+    assert rows == [(LEA["id"], qid, str(wrong), 0)]
+    log = bot.output()
+    assert TOKEN not in log and TOKEN.split(":")[1] not in log
+    assert "Traceback" not in log
+
+
+def _question_message(api: FakeBotApi) -> dict[str, Any] | None:
+    message = api.last_message(LEA["id"])
+    if (message and "reply_markup" in message and "a:" in str(message["reply_markup"])) or (
+        message and "t:" in str(message.get("reply_markup", ""))
+    ):
+        return message
+    return None
+
+
+def test_missing_or_bad_token_stops_with_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    for token in ("", "not-a-token"):
+        result = subprocess.run(
+            [sys.executable, "-m", "bot", "run"],
+            env={
+                "PATH": "/usr/bin:/bin",
+                "BOT_TOKEN": token,
+                "QUIZBOT_DB": str(tmp_path / "x.sqlite3"),
+            },
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "BOT_TOKEN" in lines[0], result.stderr
+        assert "Traceback" not in result.stderr
+        if token:
+            assert token not in result.stderr
