@@ -109,18 +109,24 @@ def _normalized(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+def _words_within(slug: str, limit: int) -> str:
+    """Leading whole words of a slug that fit in `limit` characters (cut only a lone word)."""
+    kept = ""
+    for word in slug.split("-"):
+        candidate = f"{kept}-{word}" if kept else word
+        if len(candidate) > limit:
+            break
+        kept = candidate
+    return kept or slug[:limit]
+
+
 def question_id(topic: str, stem: str) -> str:
     """A stable id: topic, a few words of the stem and a short hash of the stem."""
     digest = hashlib.sha1(_normalized(stem).encode()).hexdigest()[:6]
     words = [w for w in slugify(stem, 400).split("-") if w not in _STOP_WORDS and not w.isdigit()]
-    prefix = slugify(topic, 16)
+    prefix = _words_within(slugify(topic), 20)
     room = SLUG_MAX - len(prefix) - len(digest) - 2
-    middle = ""
-    for word in words:
-        candidate = f"{middle}-{word}" if middle else word
-        if len(candidate) > min(room, 24):
-            break
-        middle = candidate
+    middle = _words_within("-".join(words), min(room, 24)) if words else ""
     return "-".join(part for part in (prefix, middle, digest) if part)
 
 

@@ -154,8 +154,11 @@ def write_drafts(
         if not draft.data.get("id"):
             draft.data["id"] = question_id(topic, str(draft.data.get("stem", "")))
         checked = validate(draft)
-        if isinstance(checked, list):
-            report.issues.extend(checked)
+        if isinstance(checked, list) or draft.extra_issues:
+            # A cell already reported (a bad `correct`) would also fail the model: say it once.
+            said = {(i.line, i.column) for i in draft.extra_issues if i.column}
+            more = checked if isinstance(checked, list) else []
+            report.issues.extend(i for i in more if (i.line, i.column) not in said)
             continue
         if checked.id in taken:
             first = taken[checked.id]

@@ -80,14 +80,18 @@ def _string(prefix: str, value: str, indent: int, lines: list[str]) -> None:
     body = " " * (indent + 2)
     if "\n" not in value and len(prefix) + 1 + len(inline) <= WIDTH:
         lines.append(f"{prefix} {inline}")
+    elif _folded_safe(value):
+        # Folded: wrapped lines join with a space, and one empty line stands for one newline.
+        lines.append(f"{prefix} >-")
+        width = max(WIDTH - len(body), 40)
+        for i, part in enumerate(value.split("\n")):
+            if i:
+                lines.append("")
+            wrapped = textwrap.wrap(part, width, break_long_words=False, break_on_hyphens=False)
+            lines.extend(body + line for line in wrapped)
     elif "\n" in value and _literal_safe(value):
         lines.append(f"{prefix} |-")
         lines.extend(body + line if line else "" for line in value.split("\n"))
-    elif "\n" not in value and _folded_safe(value):
-        lines.append(f"{prefix} >-")
-        width = max(WIDTH - len(body), 40)
-        wrapped = textwrap.wrap(value, width, break_long_words=False, break_on_hyphens=False)
-        lines.extend(body + line for line in wrapped)
     else:
         lines.append(f"{prefix} {inline}")
 
@@ -103,8 +107,12 @@ def _literal_safe(value: str) -> bool:
 
 
 def _folded_safe(value: str) -> bool:
-    # Folding joins wrapped lines with one space, so runs of spaces or edge spaces would change.
-    return value == value.strip() and "  " not in value and value.isprintable()
+    # Folding joins wrapped lines with one space, so runs of spaces or edge spaces would change,
+    # and an indented line would be kept as it is rather than folded.
+    return value == value.strip() and all(
+        part == part.strip() and "  " not in part and part.isprintable()
+        for part in value.split("\n")
+    )
 
 
 def _inline(value: Any) -> str:
