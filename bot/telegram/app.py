@@ -14,6 +14,8 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.service import PracticeService
+from bot.schedule import jobs
+from bot.schedule.push import PushService
 from bot.storage.db import Database
 from bot.telegram import routes
 from bot.telegram.alerts import AdminAlerts
@@ -50,6 +52,12 @@ def build_application(
             clock=clock,
             alerts=AdminAlerts(app.bot, settings.admins, clock),
         )
+        # Daily push (issue 4): crash recovery first, then the JobQueue wakes the runner.
+        push = PushService(db, catalog, settings, app.bot, clock=clock, rng=practice.rng)
+        app.bot_data.services.push = push
+        await push.start()
+        if app.job_queue is not None:
+            jobs.schedule(app.job_queue, push)
         await register_commands(app)
         log.info(
             "ready: %d questions in %d bank(s), database %s",
@@ -58,9 +66,17 @@ def build_application(
             settings.db,
         )
 
+    async def post_stop(app: QuizApp) -> None:
+        # Before the bot's connection closes: let the push record what it sent.
+        services = app.bot_data.services
+        if services is not None and services.push is not None:
+            await services.push.stop()
+
     async def post_shutdown(app: QuizApp) -> None:
         services = app.bot_data.services
         if services is not None:
+            if services.push is not None:
+                await services.push.stop()
             await services.db.close()
 
     builder = (
@@ -76,6 +92,7 @@ def build_application(
         # No AIORateLimiter: it puts replies in one queue with pushes (TELEGRAM-NOTES.md);
         # pushes are paced by bot/schedule instead.
         .post_init(post_init)
+        .post_stop(post_stop)
         .post_shutdown(post_shutdown)
     )
     if request is not None:

@@ -11,6 +11,7 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
 from bot.practice.service import PracticeService
+from bot.schedule.push import PushService
 from bot.storage.db import Database
 from bot.telegram.alerts import AdminAlerts
 
@@ -25,6 +26,7 @@ class Services:
     practice: PracticeService
     clock: Clock
     alerts: AdminAlerts | None = None
+    push: PushService | None = None  # daily push (issue 4)
 
 
 class BotData:

@@ -40,3 +40,46 @@ CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another 
 CB_CLOSED = "This question is closed: answers are no longer taken."
 CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
 CB_PICK_FIRST = "Select {count} options first, then tap Submit."
+
+# Daily question (/daily) and operators (/admin)
+DAILY_HEADER = "📅 <b>Your daily question</b>\n\n"
+DAILY_NONE = (
+    "You have no daily question yet. Pick a time below, or send for example\n"
+    "<code>/daily 07:30 Europe/Berlin</code>\n"
+    "Times are in your timezone: <b>{tz}</b>."
+)
+DAILY_CURRENT = (
+    "📅 Your daily question comes at <b>{time}</b> ({tz}). Next: <b>{next}</b>.\n"
+    "Change it below or with <code>/daily HH:MM Area/City</code>; "
+    "<code>/daily off</code> stops it."
+)
+DAILY_OFF_STATE = (
+    "Your daily question is off. Pick a time below to start it again "
+    "(timezone <b>{tz}</b>)."
+)
+DAILY_SET = (
+    "✅ Daily question set for <b>{time}</b> ({tz}). The next one comes <b>{next}</b>."
+)
+DAILY_STOPPED = "Daily question stopped. /daily starts it again."
+DAILY_NOT_SUBSCRIBED = "You had no daily question. /daily sets one."
+DAILY_BAD_TIME = (
+    "I could not read <b>{value}</b> as a time. Use 24-hour HH:MM, for example "
+    "<code>/daily 07:30</code> or <code>/daily 18:45 Europe/Berlin</code>."
+)
+DAILY_BAD_ZONE = (
+    "I do not know the timezone <b>{value}</b>. Use an IANA name such as "
+    "<code>Europe/Berlin</code>, <code>America/New_York</code> or <code>Asia/Tokyo</code>, "
+    "for example <code>/daily 07:30 Europe/Berlin</code>."
+)
+DAILY_OFF_BUTTON = "Off"
+CB_DAILY_SET = "Daily question at {time} ({tz})."
+CB_DAILY_OFF = "Daily question stopped."
+ADMIN_ONLY = "Sorry, this command is for the bot's operators."
+ADMIN_REPORT = (
+    "<b>Daily push</b>\n"
+    "Subscribers: <b>{active}</b> active, {inactive} inactive\n"
+    "Due in the next 24 h: {upcoming}\n\n"
+    "<b>Pushes due in the last 24 h</b>\n"
+    "sent {sent} · pending {pending} · sending {sending}\n"
+    "blocked {blocked} · failed {failed} · skipped {skipped}"
+)

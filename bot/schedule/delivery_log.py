@@ -1,0 +1,311 @@
+"""SQL of the daily push: subscriptions and the delivery log (`push_log`). Plain sync functions
+on a connection, run by `Database.write`/`read`, each batch one transaction in one round trip.
+
+Life of a log row: pending -> sending (claimed, committed before the API call) -> sent | failed
+| blocked; pending -> skipped when it is more than the grace late. A `sending` row found at
+start was cut off by a crash: it goes back to pending (at-least-once, see README).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from bot.schedule import due
+
+MAX_ATTEMPTS = 5  # claims per row (crashes and timeouts); then it is failed, not retried forever
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    chat_id: int
+    user_id: int | None
+    kind: str
+    local_time: str
+    timezone: str
+    active: bool
+    next_due_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DueRow:
+    """What a picker needs to choose a question for one chat."""
+
+    chat_id: int
+    user_id: int | None
+    kind: str
+    bank_id: str | None
+    topic: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A log row claimed for sending, with the delivery (question) it carries."""
+
+    log_id: int
+    chat_id: int
+    kind: str
+    delivery_id: int
+    bank_id: str
+    question_id: str
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one send came to; state is sent | failed | blocked | retry."""
+
+    log_id: int
+    chat_id: int
+    state: str
+    delivery_id: int | None = None
+    message_id: int | None = None
+    error: str | None = None
+
+
+# Picks a question for a due chat and records its delivery: (delivery_id, bank_id, question_id).
+Picker = Callable[[sqlite3.Connection, DueRow, float], tuple[int, str, str] | None]
+
+
+def upsert_subscription(
+    conn: sqlite3.Connection,
+    *,
+    chat_id: int,
+    user_id: int | None,
+    kind: str,
+    local_time: str,
+    timezone: str,
+    now: float,
+) -> due.Occurrence:
+    """Subscribe (or change time/zone); returns the next push. Today's sent push still counts."""
+    tz = due.zone(timezone)
+    if tz is None:
+        raise ValueError(f"unknown timezone {timezone!r}")
+    nxt = due.next_due(local_time, tz, now)
+    conn.execute(
+        "INSERT INTO subscriptions (chat_id, user_id, kind, local_time, timezone, active,"
+        " next_local_date, next_due_at, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)"
+        " ON CONFLICT (chat_id) DO UPDATE SET user_id = excluded.user_id, kind = excluded.kind,"
+        " local_time = excluded.local_time, timezone = excluded.timezone, active = 1,"
+        " next_local_date = excluded.next_local_date, next_due_at = excluded.next_due_at,"
+        " updated_at = excluded.updated_at",
+        (chat_id, user_id, kind, local_time, timezone, nxt.local_date, nxt.at, now, now),
+    )
+    return nxt
+
+
+def deactivate(conn: sqlite3.Connection, chat_id: int, now: float) -> bool:
+    """Unsubscribe; False if there was no active subscription."""
+    cur = conn.execute(
+        "UPDATE subscriptions SET active = 0, updated_at = ? WHERE chat_id = ? AND active = 1",
+        (now, chat_id),
+    )
+    return cur.rowcount > 0
+
+
+def subscription(conn: sqlite3.Connection, chat_id: int) -> Subscription | None:
+    """The chat's subscription (active or not), or None."""
+    row = conn.execute(
+        "SELECT chat_id, user_id, kind, local_time, timezone, active, next_due_at"
+        " FROM subscriptions WHERE chat_id = ?",
+        (chat_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    return Subscription(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6])
+
+
+def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit: int) -> int:
+    """Turn up to `limit` due subscriptions into log rows and move them to their next push."""
+    rows = conn.execute(
+        "SELECT chat_id, local_time, timezone FROM subscriptions"
+        " WHERE active = 1 AND next_due_at <= ? ORDER BY next_due_at LIMIT ?",
+        (now, limit),
+    ).fetchall()
+    entries: list[tuple[int, str, float, str, float | None]] = []
+    moves: list[tuple[str | None, float | None, float, int]] = []
+    for chat_id, local_time, tz_name, *_ in rows:
+        tz = due.zone(tz_name)
+        if tz is None:  # zone data lost an entry: park the row, never loop on it
+            moves.append((None, None, now, chat_id))
+            continue
+        # The latest occurrence, not the stored one: after days of downtime only today counts.
+        occ = due.latest_due(local_time, tz, now)
+        late = due.is_late(occ, now, grace_s)
+        state = "skipped" if late else "pending"
+        entries.append((chat_id, occ.local_date, occ.at, state, now if late else None))
+        nxt = due.next_due(local_time, tz, now)
+        moves.append((nxt.local_date, nxt.at, now, chat_id))
+    # OR IGNORE: the unique (chat, day) key turns a repeated wall time, a time changed after
+    # today's push or a second tick into a no-op.
+    conn.executemany(
+        "INSERT OR IGNORE INTO push_log (chat_id, local_date, due_at, state, finished_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        entries,
+    )
+    conn.executemany(
+        "UPDATE subscriptions SET next_local_date = ?, next_due_at = ?, updated_at = ?"
+        " WHERE chat_id = ?",
+        moves,
+    )
+    return len(rows)
+
+
+def skip_late(conn: sqlite3.Connection, now: float, grace_s: float) -> int:
+    """Pending rows more than the grace late (the bot was down) are skipped for the day."""
+    cur = conn.execute(
+        "UPDATE push_log SET state = 'skipped', finished_at = ?, error = 'late'"
+        " WHERE state = 'pending' AND due_at < ?",
+        (now, now - grace_s),
+    )
+    return cur.rowcount
+
+
+def recover_sending(conn: sqlite3.Connection, now: float) -> int:
+    """At start: rows left `sending` by a crash go back to pending (or fail after MAX_ATTEMPTS)."""
+    conn.execute(
+        "UPDATE push_log SET state = 'failed', finished_at = ?, error = 'gave up after retries'"
+        " WHERE state = 'sending' AND attempts >= ?",
+        (now, MAX_ATTEMPTS),
+    )
+    return conn.execute("UPDATE push_log SET state = 'pending' WHERE state = 'sending'").rowcount
+
+
+def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> list[Claim]:
+    """Claim up to `limit` pending rows (oldest first), choosing each one's question once."""
+    rows = conn.execute(
+        "SELECT l.id, l.chat_id, l.attempts, l.delivery_id, d.bank_id AS d_bank,"
+        " d.question_id, s.user_id, s.kind, s.bank_id, s.topic, s.active"
+        " FROM push_log l LEFT JOIN subscriptions s ON s.chat_id = l.chat_id"
+        " LEFT JOIN deliveries d ON d.id = l.delivery_id"
+        " WHERE l.state = 'pending' ORDER BY l.due_at, l.id LIMIT ?",
+        (limit,),
+    ).fetchall()
+    claims: list[Claim] = []
+    done: list[tuple[str, float, str, int]] = []
+    for r in rows:
+        if not r["active"]:  # unsubscribed (or blocked) after it fell due
+            done.append(("skipped", now, "unsubscribed", r["id"]))
+            continue
+        delivery_id, bank_id, question_id = r["delivery_id"], r["d_bank"], r["question_id"]
+        if delivery_id is None or bank_id is None:
+            picked = pick(conn, DueRow(r["chat_id"], r["user_id"], r["kind"], r[8], r[9]), now)
+            if picked is None:
+                done.append(("failed", now, "no question to send", r["id"]))
+                continue
+            delivery_id, bank_id, question_id = picked
+        claims.append(
+            Claim(
+                r["id"],
+                r["chat_id"],
+                r["kind"],
+                delivery_id,
+                bank_id,
+                question_id,
+                r["attempts"] + 1,
+            )
+        )
+    conn.executemany(
+        "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", done
+    )
+    conn.executemany(
+        "UPDATE push_log SET state = 'sending', claimed_at = ?, attempts = ?, delivery_id = ?"
+        " WHERE id = ?",
+        [(now, c.attempts, c.delivery_id, c.log_id) for c in claims],
+    )
+    return claims
+
+
+def record(conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float) -> None:
+    """Store the outcome of each send: message ids, inactive chats, retries."""
+    finals, retries, messages, blocked = [], [], [], []
+    for o in outcomes:
+        if o.state == "retry":
+            retries.append((now, o.error, MAX_ATTEMPTS, o.log_id))
+        else:
+            finals.append((o.state, now, o.error, o.log_id))
+        if o.state == "sent" and o.message_id is not None and o.delivery_id is not None:
+            messages.append((o.message_id, o.chat_id, o.delivery_id))
+        if o.state == "blocked":
+            blocked.append((now, o.chat_id))
+    conn.executemany(
+        "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", finals
+    )
+    conn.executemany(
+        "UPDATE push_log SET state = CASE WHEN attempts >= ? THEN 'failed' ELSE 'pending' END,"
+        " finished_at = ?, error = ? WHERE id = ?",
+        [(m, t, e, i) for t, e, m, i in retries],
+    )
+    conn.executemany(
+        # chat_id too: after a migration the buttons live in the new chat.
+        "UPDATE deliveries SET message_id = ?, chat_id = ? WHERE id = ?",
+        messages,
+    )
+    conn.executemany(
+        "UPDATE subscriptions SET active = 0, updated_at = ? WHERE chat_id = ?", blocked
+    )
+    conn.executemany("UPDATE chats SET active = 0, updated_at = ? WHERE id = ?", blocked)
+
+
+def migrate_chat(conn: sqlite3.Connection, old: int, new: int, now: float) -> None:
+    """A group became a supergroup: its subscription, chat row and open log rows follow it."""
+    if conn.execute("SELECT 1 FROM subscriptions WHERE chat_id = ?", (new,)).fetchone():
+        conn.execute("DELETE FROM subscriptions WHERE chat_id = ?", (old,))
+    else:
+        conn.execute(
+            "UPDATE subscriptions SET chat_id = ?, kind = 'group', updated_at = ?"
+            " WHERE chat_id = ?",
+            (new, now, old),
+        )
+    conn.execute(
+        "INSERT OR IGNORE INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
+        " leaderboard, poll_mode, created_at, updated_at)"
+        " SELECT ?, 'supergroup', title, 1, bank_id, topic, answer_window_s, leaderboard,"
+        " poll_mode, created_at, ? FROM chats WHERE id = ?",
+        (new, now, old),
+    )
+    conn.execute(
+        "UPDATE chats SET migrated_to = ?, active = 0, updated_at = ? WHERE id = ?",
+        (new, now, old),
+    )
+    conn.execute(
+        "UPDATE OR IGNORE push_log SET chat_id = ? WHERE chat_id = ?"
+        " AND state IN ('pending', 'sending')",
+        (new, old),
+    )
+
+
+def next_wake(conn: sqlite3.Connection) -> float | None:
+    """The earliest instant a subscription falls due."""
+    row = conn.execute("SELECT MIN(next_due_at) FROM subscriptions WHERE active = 1").fetchone()
+    return None if row is None or row[0] is None else float(row[0])
+
+
+def has_open(conn: sqlite3.Connection) -> bool:
+    """Whether any log row waits to be sent."""
+    row = conn.execute(
+        "SELECT 1 FROM push_log WHERE state IN ('pending', 'sending') LIMIT 1"
+    ).fetchone()
+    return row is not None
+
+
+def push_counts(conn: sqlite3.Connection, since: float) -> dict[str, int]:
+    """Log rows by state for pushes due since `since`."""
+    rows = conn.execute(
+        "SELECT state, COUNT(*) FROM push_log WHERE due_at >= ? GROUP BY state", (since,)
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def subscriber_counts(
+    conn: sqlite3.Connection, now: float, horizon: float
+) -> tuple[int, int, int]:
+    """(active, inactive, due within `horizon` seconds) subscriptions."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(active), 0), COALESCE(SUM(1 - active), 0),"
+        " COALESCE(SUM(active AND next_due_at <= ?), 0) FROM subscriptions",
+        (now + horizon,),
+    ).fetchone()
+    return int(row[0]), int(row[1]), int(row[2])

@@ -1,0 +1,40 @@
+"""JobQueue wiring: a repeating tick plus a one-off wake at the next due instant.
+
+Jobs only wake the push runner; what is due is read from SQLite each time. misfire_grace_time
+is None (always run, however late): APScheduler's default of 1 s drops a job when the loop
+stalls across its fire time (TELEGRAM-NOTES.md), and a late tick is still a useful tick.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram.ext import CallbackContext, JobQueue
+
+from bot.schedule.push import PushService
+
+TICK_S = 30.0
+TICK_JOB = "daily-push-tick"
+WAKE_JOB = "daily-push-wake"
+JOB_KWARGS: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True, "max_instances": 1}
+
+
+def schedule(job_queue: JobQueue[Any], push: PushService) -> None:
+    """Tick every TICK_S (the first at once: catch up after downtime) and wake on time."""
+
+    async def wake(_: CallbackContext[Any, Any, Any, Any]) -> None:
+        push.wake()
+
+    def next_due(instant: float | None) -> None:
+        for job in job_queue.get_jobs_by_name(WAKE_JOB):
+            job.schedule_removal()
+        if instant is None:
+            return
+        # Only the precise wake-up: the tick covers anything further than one tick away too.
+        delay = max(0.0, instant - push.clock.now()) + 0.05
+        job_queue.run_once(wake, when=delay, name=WAKE_JOB, job_kwargs=JOB_KWARGS)
+
+    for job in job_queue.get_jobs_by_name(TICK_JOB):
+        job.schedule_removal()
+    job_queue.run_repeating(wake, interval=TICK_S, first=0.0, name=TICK_JOB, job_kwargs=JOB_KWARGS)
+    push.on_idle = next_due

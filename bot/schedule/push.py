@@ -1,0 +1,290 @@
+"""The daily push service: subscriptions, and the runner that finds what is due and sends it.
+
+Truth lives in SQLite: a run (`run_once`) reads what is due from the database with the
+injectable clock, so a tick, a restart or a test all do the same thing. The JobQueue only wakes
+the runner (bot/schedule/jobs.py). The runner is a background task: learners' updates never
+wait for it, and it holds the database only for short batch transactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+from telegram import InlineKeyboardMarkup
+from telegram.ext import ExtBot
+
+from bot.config import Settings
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock
+from bot.schedule import delivery_log as dlog
+from bot.schedule import due
+from bot.schedule.pacer import GroupWindow, Pacer, Sleep, Unpaced
+from bot.schedule.picker import private_picker
+from bot.schedule.sender import Composer, Sender
+from bot.storage.db import Database
+from bot.telegram import keyboards, render, texts
+from bot.telegram.html_split import split_html
+
+log = logging.getLogger(__name__)
+
+MATERIALIZE_BATCH = 1000  # subscriptions turned into log rows per transaction (~10 ms)
+DAY_S = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class PushStats:
+    """What /admin shows."""
+
+    active: int
+    inactive: int
+    due_next_24h: int
+    last_24h: dict[str, int] = field(default_factory=dict)
+
+
+class PushService:
+    """Subscriptions for /daily and the paced, crash-safe push."""
+
+    def __init__(
+        self,
+        db: Database,
+        catalog: Catalog,
+        settings: Settings,
+        bot: ExtBot[None],
+        *,
+        clock: Clock,
+        rng: random.Random | None = None,
+        paced: bool = True,
+        window: int | None = None,
+    ) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.settings = settings
+        self.clock = clock
+        self.grace_s = settings.push_grace_minutes * 60.0
+        # Tests swap these for a fake clock: pacing and 429 waits then cost no real time.
+        self.pace_now: Callable[[], float] = time.monotonic
+        self.sleep: Sleep = asyncio.sleep
+        rate = settings.paid_broadcast_rate if settings.paid_broadcast else settings.push_rate
+        self.pacer: Pacer | Unpaced = Pacer(rate, self._now, self._sleep) if paced else Unpaced()
+        # Claims in flight: enough to keep the rate with ~250 ms per send, few enough that a
+        # kill -9 leaves only a handful of maybe-sent rows to send again.
+        self.window = window or max(4, min(32, math.ceil(rate / 4)))
+        self.pickers: dict[str, dlog.Picker] = {
+            "private": private_picker(catalog, rng or random.Random())
+        }
+        self.composers: dict[str, Composer] = {"private": self._compose_private}
+        self.sender = Sender(
+            bot,
+            self.composers,
+            self.pacer,
+            GroupWindow(settings.group_messages_per_minute, self._now, self._sleep),
+            self._sleep,
+            self._migrate,
+            paid_broadcast=settings.paid_broadcast,
+        )
+        self.on_idle: Callable[[float | None], None] | None = None  # set by jobs.py
+        self._run_lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._texts: dict[tuple[str, str], list[str]] = {}
+
+    def _now(self) -> float:
+        return self.pace_now()
+
+    async def _sleep(self, seconds: float) -> None:
+        await self.sleep(seconds)
+
+    # ------------------------------------------------------------------ subscriptions
+    async def subscribe(
+        self,
+        chat_id: int,
+        local_time: str,
+        timezone: str,
+        *,
+        user_id: int | None = None,
+        kind: str = "private",
+    ) -> due.Occurrence:
+        """Subscribe a chat (private: user_id remembers the zone too); returns the next push."""
+        now = self.clock.now()
+
+        def go(conn: sqlite3.Connection) -> due.Occurrence:
+            if user_id is not None:
+                conn.execute(
+                    "INSERT INTO users (id, timezone, created_at, seen_at) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET timezone = excluded.timezone",
+                    (user_id, timezone, now, now),
+                )
+            return dlog.upsert_subscription(
+                conn,
+                chat_id=chat_id,
+                user_id=user_id,
+                kind=kind,
+                local_time=local_time,
+                timezone=timezone,
+                now=now,
+            )
+
+        occ = await self.db.write(go)
+        if self.on_idle is not None:
+            self.on_idle(await self.db.read(dlog.next_wake))
+        return occ
+
+    async def unsubscribe(self, chat_id: int) -> bool:
+        """Stop the chat's daily push; False if it had none."""
+        now = self.clock.now()
+        return await self.db.write(lambda c: dlog.deactivate(c, chat_id, now))
+
+    async def subscription(self, chat_id: int) -> dlog.Subscription | None:
+        """The chat's subscription, active or not."""
+        return await self.db.read(lambda c: dlog.subscription(c, chat_id))
+
+    async def stats(self) -> PushStats:
+        """Subscribers and the pushes due in the last 24 hours, by state."""
+        now = self.clock.now()
+
+        def gather(conn: sqlite3.Connection) -> PushStats:
+            active, inactive, upcoming = dlog.subscriber_counts(conn, now, DAY_S)
+            return PushStats(active, inactive, upcoming, dlog.push_counts(conn, now - DAY_S))
+
+        return await self.db.read(gather)
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> int:
+        """Put back rows a crash left `sending` (at-least-once); returns how many."""
+        now = self.clock.now()
+        recovered = await self.db.write(lambda c: dlog.recover_sending(c, now))
+        if recovered:
+            log.warning("push: %d pushes were cut off by a stop; sending them again", recovered)
+        return recovered
+
+    def wake(self) -> None:
+        """Ask the background runner for a run (a tick, a due instant); never blocks."""
+        if self._stopping:
+            return
+        if self._loop_task is None or self._loop_task.done():
+            self._loop_task = asyncio.create_task(self._loop(), name="daily-push")
+        self._wake.set()
+
+    async def stop(self, grace: float = 10.0) -> None:
+        """Stop claiming, let sends in flight finish (up to `grace` seconds), then cancel."""
+        self._stopping = True
+        self._wake.set()
+        task, self._loop_task = self._loop_task, None
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), grace)
+        except TimeoutError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _loop(self) -> None:
+        while not self._stopping:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                break
+            try:
+                await self.run_once()
+            except Exception:
+                # The next tick tries again; the log rows say where we were.
+                log.exception("push run failed")
+
+    # ------------------------------------------------------------------ the run
+    async def run_once(self) -> int:
+        """Materialize what is due, skip what is too late, send the rest; returns sends."""
+        async with self._run_lock:
+            now = self.clock.now()
+            while True:
+                n = await self.db.write(
+                    lambda c: dlog.materialize_due(c, now, self.grace_s, MATERIALIZE_BATCH)
+                )
+                if n < MATERIALIZE_BATCH:
+                    break
+            skipped = await self.db.write(lambda c: dlog.skip_late(c, now, self.grace_s))
+            if skipped:
+                log.warning("push: %d pushes more than the grace late, skipped", skipped)
+            sent = await self._drain()
+            if self.on_idle is not None and not self._stopping:
+                self.on_idle(await self.db.read(dlog.next_wake))
+            return sent
+
+    async def _drain(self) -> int:
+        inflight: set[asyncio.Task[dlog.Outcome]] = set()
+        done_outcomes: list[dlog.Outcome] = []
+        exhausted = False
+        sent = 0
+        try:
+            while True:
+                if not self._stopping and not exhausted and len(inflight) <= self.window // 2:
+                    want = self.window - len(inflight)
+                    now = self.clock.now()
+                    claims = await self.db.write(
+                        partial(dlog.claim, now=now, limit=want, pick=self._pick)
+                    )
+                    exhausted = len(claims) < want
+                    inflight |= {asyncio.create_task(self.sender.deliver(c)) for c in claims}
+                if not inflight:
+                    retried = await self._flush(done_outcomes)
+                    sent += sum(o.state == "sent" for o in done_outcomes)
+                    done_outcomes = []
+                    if retried and not self._stopping:
+                        exhausted = False
+                        continue
+                    return sent
+                finished, inflight = await asyncio.wait(
+                    inflight, return_when=asyncio.FIRST_COMPLETED
+                )
+                done_outcomes.extend(t.result() for t in finished)
+                if len(done_outcomes) >= max(1, self.window // 2):
+                    retried = await self._flush(done_outcomes)
+                    sent += sum(o.state == "sent" for o in done_outcomes)
+                    done_outcomes = []
+                    exhausted = exhausted and not retried
+        finally:
+            # Cancelled mid-push (shutdown timeout): the unsent claims stay `sending` and the
+            # next start sends them again, which is the at-least-once rule.
+            for task in inflight:
+                task.cancel()
+            if inflight:
+                await asyncio.gather(*inflight, return_exceptions=True)
+
+    async def _flush(self, outcomes: list[dlog.Outcome]) -> bool:
+        """Record outcomes in one transaction; True if some go back to pending."""
+        if not outcomes:
+            return False
+        now = self.clock.now()
+        await self.db.write(lambda c: dlog.record(c, outcomes, now))
+        return any(o.state == "retry" for o in outcomes)
+
+    def _pick(
+        self, conn: sqlite3.Connection, row: dlog.DueRow, now: float
+    ) -> tuple[int, str, str] | None:
+        picker = self.pickers.get(row.kind) or self.pickers["private"]
+        return picker(conn, row, now)
+
+    async def _migrate(self, old: int, new: int) -> None:
+        now = self.clock.now()
+        await self.db.write(lambda c: dlog.migrate_chat(c, old, new, now))
+
+    def _compose_private(self, claim: dlog.Claim) -> tuple[list[str], InlineKeyboardMarkup] | None:
+        question = self.catalog.question(claim.bank_id, claim.question_id)
+        if question is None:
+            return None
+        key = (claim.bank_id, claim.question_id)
+        parts = self._texts.get(key)
+        if parts is None:
+            # The same question goes to many learners: render and split it once.
+            bank = self.catalog.bank(claim.bank_id)
+            parts = split_html(texts.DAILY_HEADER + render.question_text(bank, question))
+            self._texts[key] = parts
+        return parts, keyboards.question_keyboard(claim.delivery_id, question)

@@ -1,0 +1,128 @@
+"""Sending one claimed push, with each Telegram error turned into a recorded outcome.
+
+Delivery rule (also in README): **at-least-once**. A `TimedOut` (or another network error) on
+sendMessage means "maybe delivered": the Bot API has no idempotency key, so we cannot ask.
+We send again (up to MAX_ATTEMPTS claims) with the same delivery, so a duplicate is the same
+question with the same buttons, and answering either counts once (answers are unique per
+delivery and user). A missed daily question breaks the learner's habit; a rare duplicate
+costs a glance. The same rule covers a crash between the API call and the recorded outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import InlineKeyboardMarkup, Message
+from telegram.constants import ParseMode
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
+from telegram.ext import ExtBot
+
+from bot.schedule.delivery_log import Claim, Outcome
+from bot.schedule.pacer import GroupWindow, Pacer, Sleep, Unpaced
+from bot.telegram.sending import retry_seconds
+
+log = logging.getLogger(__name__)
+
+MAX_FLOOD_WAITS = 5  # 429s for one push before it goes back to pending for a later claim
+MAX_MIGRATIONS = 2  # a chat id can move once; a loop would be Telegram's bug, not ours
+
+# Message parts (HTML) and the keyboard under the last one; None: nothing to send any more.
+Composer = Callable[[Claim], tuple[list[str], InlineKeyboardMarkup | None] | None]
+Migrate = Callable[[int, int], Awaitable[None]]
+
+
+class Sender:
+    """Sends claims at the pacer's rate; never raises for a Telegram error."""
+
+    def __init__(
+        self,
+        bot: ExtBot[None],
+        composers: dict[str, Composer],
+        pacer: Pacer | Unpaced,
+        groups: GroupWindow,
+        sleep: Sleep,
+        migrate: Migrate,
+        *,
+        paid_broadcast: bool = False,
+    ) -> None:
+        self.bot = bot
+        self.composers = composers
+        self.pacer = pacer
+        self.groups = groups
+        self.sleep = sleep
+        self.migrate = migrate
+        self.paid_broadcast = paid_broadcast
+
+    async def deliver(self, claim: Claim) -> Outcome:
+        """Send one push; the outcome says what to record."""
+        composer = self.composers.get(claim.kind) or self.composers["private"]
+        composed = composer(claim)
+        if composed is None:
+            return self._done(claim, claim.chat_id, "failed", "question withdrawn")
+        parts, markup = composed
+        chat_id = claim.chat_id
+        sent = 0  # parts already delivered: a retry continues, it does not repeat them
+        flood_waits = migrations = 0
+        message: Message | None = None
+        while sent < len(parts):
+            try:
+                message = await self._send(chat_id, parts[sent], markup, sent == len(parts) - 1)
+                sent += 1
+            except RetryAfter as err:
+                wait = retry_seconds(err)
+                flood_waits += 1
+                if flood_waits > MAX_FLOOD_WAITS:
+                    return self._done(claim, chat_id, "retry", f"flood control {wait:g} s")
+                log.info("push: flood control, waiting %.1f s (chat %s)", wait, chat_id)
+                self.pacer.pause(wait)  # everyone waits: the flood limit is the bot's
+                await self.sleep(wait)
+            except Forbidden as err:
+                return self._done(claim, chat_id, "blocked", str(err))
+            except ChatMigrated as err:
+                migrations += 1
+                if migrations > MAX_MIGRATIONS:
+                    return self._done(claim, chat_id, "failed", "migration loop")
+                log.info("push: chat %s migrated to %s", chat_id, err.new_chat_id)
+                await self.migrate(chat_id, err.new_chat_id)
+                chat_id = err.new_chat_id
+            except BadRequest as err:
+                # "chat not found" and friends: sending again cannot help. Checked before
+                # TimedOut/NetworkError because BadRequest is a NetworkError subclass.
+                return self._done(claim, chat_id, "failed", str(err))
+            except TimedOut:
+                return self._done(claim, chat_id, "retry", "timed out")  # at-least-once
+            except NetworkError as err:
+                return self._done(claim, chat_id, "retry", f"network: {err}")
+            except TelegramError as err:
+                return self._done(claim, chat_id, "failed", f"{type(err).__name__}: {err}")
+        assert message is not None
+        return Outcome(claim.log_id, chat_id, "sent", claim.delivery_id, message.message_id)
+
+    @staticmethod
+    def _done(claim: Claim, chat_id: int, state: str, error: str) -> Outcome:
+        if state != "retry":
+            log.info("push to chat %s: %s (%s)", chat_id, state, error)
+        return Outcome(claim.log_id, chat_id, state, claim.delivery_id, None, error[:200])
+
+    async def _send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None, last: bool
+    ) -> Message:
+        if chat_id < 0:  # groups and channels: 20 a minute each
+            await self.groups.acquire(chat_id)
+        await self.pacer.acquire()
+        return await self.bot.send_message(
+            chat_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup if last else None,
+            allow_paid_broadcast=True if self.paid_broadcast else None,
+        )

@@ -1,0 +1,293 @@
+"""The daily push through the real app on a fake Bot API, with a fake clock (no real waits)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from telegram.error import TimedOut
+
+from bot.schedule.push import PushService
+from tests import factories
+from tests.botharness import Harness, running_bot
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def log_states(h: Harness) -> dict[int, str]:
+    return dict(rows(h.db_path, "SELECT chat_id, state FROM push_log"))  # type: ignore[arg-type]
+
+
+class Sleeps:
+    """An asyncio.sleep stand-in that moves the fake clock instead of waiting."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+        self.calls: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+        self.h.clock.advance(seconds)
+
+
+@pytest.fixture
+async def h(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with running_bot(tmp_path, push_rate=20.0) as harness:
+        push = harness.services.push
+        assert push is not None
+        push.pace_now = harness.clock.now
+        push.sleep = Sleeps(harness)
+        set_time(harness, dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC))
+        yield harness
+
+
+def push_of(h: Harness) -> PushService:
+    assert h.services.push is not None
+    return h.services.push
+
+
+def set_time(h: Harness, when: dt.datetime) -> None:
+    h.clock.set(when)
+
+
+async def test_due_subscribers_get_one_question_each_in_their_zone(h: Harness) -> None:
+    push = push_of(h)
+    set_time(h, dt.datetime(2026, 6, 1, 5, 0, tzinfo=dt.UTC))
+    await push.subscribe(11, "07:30", "Europe/Berlin", user_id=11)  # 05:30 UTC
+    await push.subscribe(12, "07:30", "Asia/Tokyo", user_id=12)  # 22:30 UTC
+    await push.subscribe(13, "08:00", "Europe/Berlin", user_id=13)  # 06:00 UTC
+    set_time(h, dt.datetime(2026, 6, 1, 5, 31, tzinfo=dt.UTC))
+    assert await push.run_once() == 1
+    assert dict(h.api.send_counts) == {11: 1}
+    text = h.api.last_text(11) or ""
+    assert "Your daily question" in text
+    assert await push.run_once() == 0  # a second tick: nothing new
+    h.clock.advance(3600)
+    assert await push.run_once() == 1
+    assert dict(h.api.send_counts) == {11: 1, 13: 1}
+    (source,) = rows(h.db_path, "SELECT source FROM deliveries WHERE chat_id = 11")[0]
+    assert source == "daily"
+
+
+async def test_daily_question_is_answered_like_any_other(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(21, "06:01", "UTC", user_id=21)
+    h.clock.advance(120)
+    await push.run_once()
+    message = h.api.last_message(21)
+    assert message is not None
+    data = message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    ann = factories.user(21, "Ann")
+    await h.feed(factories.callback(data, ann, message))
+    assert rows(h.db_path, "SELECT COUNT(*) FROM answers WHERE user_id = 21") == [(1,)]
+    assert h.api.calls_of("answerCallbackQuery")
+
+
+async def test_downtime_within_grace_sends_on_restart_beyond_grace_skips(h: Harness) -> None:
+    push = push_of(h)
+    set_time(h, dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC))
+    await push.subscribe(31, "07:00", "UTC", user_id=31)
+    await push.subscribe(32, "09:30", "UTC", user_id=32)
+    # "Down" until 10:00: 31 is 3 h late (skipped), 32 is 30 min late (sent).
+    set_time(h, dt.datetime(2026, 6, 1, 10, 0, tzinfo=dt.UTC))
+    await push.start()
+    assert await push.run_once() == 1
+    assert dict(h.api.send_counts) == {32: 1}
+    assert log_states(h) == {31: "skipped", 32: "sent"}
+    # Both come back the next day.
+    set_time(h, dt.datetime(2026, 6, 2, 7, 1, tzinfo=dt.UTC))
+    assert await push.run_once() == 1
+    set_time(h, dt.datetime(2026, 6, 2, 9, 31, tzinfo=dt.UTC))
+    assert await push.run_once() == 1
+
+
+async def test_days_of_downtime_only_today_counts(h: Harness) -> None:
+    push = push_of(h)
+    set_time(h, dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC))
+    await push.subscribe(41, "07:00", "UTC", user_id=41)
+    set_time(h, dt.datetime(2026, 6, 4, 7, 10, tzinfo=dt.UTC))
+    assert await push.run_once() == 1
+    assert rows(h.db_path, "SELECT local_date, state FROM push_log") == [("2026-06-04", "sent")]
+
+
+async def test_pending_rows_older_than_grace_are_skipped(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(51, "06:01", "UTC", user_id=51)
+    h.clock.advance(120)
+    # Materialized but never sent (say the bot stopped), then started 3 hours later.
+    from bot.schedule import delivery_log
+
+    now = h.clock.now()
+    await push.db.write(lambda c: delivery_log.materialize_due(c, now, 7200, 10))
+    h.clock.advance(3 * 3600)
+    assert await push.run_once() == 0
+    assert log_states(h) == {51: "skipped"}
+
+
+async def test_dst_spring_forward_and_fall_back_send_once(h: Harness) -> None:
+    push = push_of(h)
+    set_time(h, dt.datetime(2026, 3, 28, 12, 0, tzinfo=dt.UTC))
+    await push.subscribe(61, "02:30", "Europe/Berlin", user_id=61)
+    # Spring forward: 02:30 does not exist; due at 03:30 CEST (01:30 UTC), once.
+    set_time(h, dt.datetime(2026, 3, 29, 1, 29, tzinfo=dt.UTC))
+    assert await push.run_once() == 0
+    set_time(h, dt.datetime(2026, 3, 29, 1, 30, tzinfo=dt.UTC))
+    assert await push.run_once() == 1
+    h.clock.advance(7200)
+    assert await push.run_once() == 0
+    # Fall back: 02:30 happens at 00:30 and again at 01:30 UTC; one push.
+    await push.subscribe(61, "02:30", "Europe/Berlin", user_id=61)
+    set_time(h, dt.datetime(2026, 10, 24, 12, 0, tzinfo=dt.UTC))
+    await push.subscribe(61, "02:30", "Europe/Berlin", user_id=61)
+    before = h.api.send_counts[61]
+    for hour, minute in ((0, 30), (1, 0), (1, 30), (1, 45), (3, 0)):
+        set_time(h, dt.datetime(2026, 10, 25, hour, minute, tzinfo=dt.UTC))
+        await push.run_once()
+    assert h.api.send_counts[61] - before == 1
+    assert rows(h.db_path, "SELECT due_at FROM push_log WHERE local_date = '2026-10-25'") == [
+        (dt.datetime(2026, 10, 25, 0, 30, tzinfo=dt.UTC).timestamp(),)
+    ]
+
+
+async def test_changing_the_time_after_todays_push_does_not_send_twice(h: Harness) -> None:
+    push = push_of(h)
+    set_time(h, dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC))
+    await push.subscribe(71, "07:00", "UTC", user_id=71)
+    set_time(h, dt.datetime(2026, 6, 1, 7, 0, tzinfo=dt.UTC))
+    await push.run_once()
+    await push.subscribe(71, "07:05", "UTC", user_id=71)
+    set_time(h, dt.datetime(2026, 6, 1, 7, 6, tzinfo=dt.UTC))
+    await push.run_once()
+    assert h.api.send_counts[71] == 1
+
+
+async def test_restart_resends_rows_cut_off_while_sending(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(81, "06:01", "UTC", user_id=81)
+    h.clock.advance(120)
+    from bot.schedule import delivery_log
+
+    now = h.clock.now()
+    await push.db.write(lambda c: delivery_log.materialize_due(c, now, 7200, 10))
+    claims = await push.db.write(lambda c: delivery_log.claim(c, now, 10, push._pick))
+    assert len(claims) == 1 and log_states(h) == {81: "sending"}
+    # kill -9 here; the next start puts the row back and sends the same delivery.
+    assert await push.start() == 1
+    assert await push.run_once() == 1
+    assert rows(h.db_path, "SELECT state, attempts, delivery_id FROM push_log") == [
+        ("sent", 2, claims[0].delivery_id)
+    ]
+
+
+async def test_blocked_subscriber_becomes_inactive(h: Harness) -> None:
+    push = push_of(h)
+    for chat in (91, 92):
+        await push.subscribe(chat, "06:01", "UTC", user_id=chat)
+    h.api.block(91)
+    h.clock.advance(120)
+    assert await push.run_once() == 1
+    assert log_states(h) == {91: "blocked", 92: "sent"}
+    assert rows(h.db_path, "SELECT chat_id, active FROM subscriptions ORDER BY chat_id") == [
+        (91, 0),
+        (92, 1),
+    ]
+    h.clock.advance(86400)
+    await push.run_once()
+    assert h.api.count("sendMessage", chat_id=91) == 1  # not tried again
+
+
+async def test_flood_control_waits_retry_after_then_sends(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(101, "06:01", "UTC", user_id=101)
+    h.api.rate_limit(retry_after=7, times=2, method="sendMessage")
+    h.clock.advance(120)
+    assert await push.run_once() == 1
+    sleeps = push.sleep
+    assert isinstance(sleeps, Sleeps)
+    assert sleeps.calls[:2] == [7.0, 7.0]
+    assert h.api.send_counts[101] == 1
+    assert h.api.count("sendMessage", chat_id=101) == 3
+
+
+async def test_migrated_group_gets_its_new_id(h: Harness) -> None:
+    push = push_of(h)
+    old, new = -555, -100555
+    await push.subscribe(old, "06:01", "UTC", kind="private")
+    h.api.migrate(old, new)
+    h.clock.advance(120)
+    assert await push.run_once() == 1
+    assert h.api.send_counts == {new: 1}
+    assert rows(h.db_path, "SELECT chat_id, active FROM subscriptions") == [(new, 1)]
+    assert rows(h.db_path, "SELECT chat_id, state FROM push_log") == [(new, "sent")]
+    assert rows(h.db_path, "SELECT chat_id FROM deliveries") == [(new,)]
+
+
+async def test_chat_not_found_fails_without_retry(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(111, "06:01", "UTC", user_id=111)
+    h.api.fail_next("sendMessage", 400, "Bad Request: chat not found", chat_id=111)
+    h.clock.advance(120)
+    assert await push.run_once() == 0
+    assert rows(h.db_path, "SELECT state, attempts, error FROM push_log") == [
+        ("failed", 1, "Chat not found")
+    ]
+    assert h.api.count("sendMessage", chat_id=111) == 1
+
+
+async def test_timeout_is_sent_again_at_least_once(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(121, "06:01", "UTC", user_id=121)
+    real = push.sender.bot
+    timeouts = [1]
+
+    class SlowBot:
+        """Telegram took the message but the answer never came back (once)."""
+
+        async def send_message(self, *args: Any, **kwargs: Any) -> Any:
+            message = await real.send_message(*args, **kwargs)
+            if timeouts:
+                timeouts.pop()
+                raise TimedOut("read timeout")
+            return message
+
+    push.sender.bot = SlowBot()  # type: ignore[assignment]
+    h.clock.advance(120)
+    assert await push.run_once() == 1
+    # at-least-once: the maybe-delivered message is sent again, with the same buttons.
+    assert h.api.send_counts[121] == 2
+    first, second = h.api.messages_to(121)
+    assert first["reply_markup"] == second["reply_markup"]
+    assert rows(h.db_path, "SELECT state, attempts FROM push_log") == [("sent", 2)]
+
+
+async def test_pacing_spaces_sends_at_the_configured_rate(h: Harness) -> None:
+    push = push_of(h)
+    for chat in range(200, 240):
+        await push.subscribe(chat, "06:01", "UTC", user_id=chat)
+    h.clock.advance(120)
+    started = h.clock.now()
+    assert await push.run_once() == 40
+    calls = h.api.calls_of("sendMessage")
+    assert len(calls) == 40
+    # 20/s configured: 40 sends take 39 intervals of 50 ms on the (fake) clock.
+    assert h.clock.now() - started == pytest.approx(39 / 20.0, abs=0.01)
+
+
+async def test_group_chats_get_at_most_the_group_rate(h: Harness) -> None:
+    push = push_of(h)
+    window = push.sender.groups
+    for _ in range(20):
+        await window.acquire(-42)
+    t0 = h.clock.now()
+    await window.acquire(-42)  # the 21st in a minute waits for the window
+    assert h.clock.now() - t0 == pytest.approx(60.0)
