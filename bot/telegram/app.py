@@ -13,6 +13,8 @@ from telegram.request import BaseRequest, HTTPXRequest
 from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
+from bot.practice.group_models import EditThrottle
+from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.schedule import jobs
 from bot.schedule.push import PushService
@@ -21,6 +23,7 @@ from bot.telegram import routes
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.errors import on_error
+from bot.telegram.handlers import group_quiz
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,19 @@ def build_application(
             practice=practice,
             clock=clock,
             alerts=AdminAlerts(app.bot, settings.admins, clock),
+            groups=GroupService(
+                db,
+                catalog,
+                clock=clock,
+                rng=rng,
+                default_window_s=settings.group_answer_window_minutes * 60,
+                default_timezone=settings.default_timezone,
+                # Count edits get what is left of a group's per-minute budget once questions,
+                # reveals and replies are set aside.
+                throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
+            ),
         )
+        await group_quiz.on_startup(app.bot, app.bot_data.services, app.job_queue)
         # Daily push (issue 4): crash recovery first, then the JobQueue wakes the runner.
         push = PushService(db, catalog, settings, app.bot, clock=clock, rng=practice.rng)
         app.bot_data.services.push = push

@@ -10,6 +10,7 @@ from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
 from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
+from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
 from bot.storage.db import Database
@@ -27,6 +28,7 @@ class Services:
     clock: Clock
     alerts: AdminAlerts | None = None
     push: PushService | None = None  # daily push (issue 4)
+    groups: GroupService | None = None  # groups and channels (issue 5)
 
 
 class BotData:

@@ -84,3 +84,8 @@ def topics_keyboard(bank: Bank, current: str | None) -> InlineKeyboardMarkup:
         ]
     )
     return InlineKeyboardMarkup(buttons)
+
+
+def why_keyboard(url: str) -> InlineKeyboardMarkup:
+    """Under a revealed group question: a deep link to the member's own breakdown."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton(texts.WHY_BUTTON, url=url)]])

@@ -5,11 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+from telegram.ext import (
+    BaseHandler,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    PollAnswerHandler,
+    filters,
+)
 
-from bot.telegram.handlers import answers, commands
+from bot.telegram.handlers import (
+    answers,
+    commands,
+    group_admin,
+    group_answers,
+    group_quiz,
+    membership,
+)
 
 PRIVATE = filters.ChatType.PRIVATE
+# Group commands come as messages; in a channel, as channel posts (sent by its admins).
+GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
+    filters.ChatType.CHANNEL & filters.UpdateType.CHANNEL_POST
+)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -20,6 +39,15 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("topics", commands.topics, filters=PRIVATE),
         CommandHandler("stats", commands.stats, filters=PRIVATE),
         CommandHandler("help", commands.help_command),
+        # Groups and channels (issue 5)
+        CommandHandler("quiz", group_quiz.quiz, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("reveal", group_quiz.reveal_command, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("leaderboard", group_admin.leaderboard, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("window", group_admin.window, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("quizpoll", group_admin.quizpoll, filters=GROUPS_AND_CHANNELS),
+        ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
+        MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
+        PollAnswerHandler(group_answers.on_poll_answer),
         CallbackQueryHandler(answers.on_answer, pattern=r"^a:"),
         CallbackQueryHandler(answers.on_toggle, pattern=r"^t:"),
         CallbackQueryHandler(answers.on_submit, pattern=r"^s:"),

@@ -39,33 +39,16 @@ WRONG_MARKS = frozenset("✗✘✕✖×")
 # the same line; "- a bullet in a rationale" is neither.
 MARK_LINE = re.compile(r"^[-•*–]\s*(?:(?P<mark>[^\w\s])|(?P<known>[✓✔☑✗✘✕✖×])\s+(?P<text>.+))$")
 LABEL = re.compile(
-    r"^why\s+(?:this|it)\s*(?:'s|’s|\s+is)\s+(?:(?P<right>correct|right)|(?P<wrong>wrong|incorrect))"
+    r"^why\s+(?:this|it)\s*(?:'s|’s|\s+is)\s+(?:the\s+)?"
+    r"(?:(?P<right>correct|right)|(?P<wrong>wrong|incorrect))(?:\s+answer|\s+choice)?"
     r"(?:\s+here)?\s*[.:]?$",
     re.IGNORECASE,
 )
 AUTHOR = re.compile(r"^(?:written\s+and\s+reviewed|written|reviewed)\s+by\s+(?P<who>.+)$", re.I)
 REVIEWED = re.compile(r"^last\s+reviewed\s+(?P<month>[A-Za-z]+)\.?\s+(?P<year>\d{4})\b", re.I)
-MONTHS = {
-    name: i
-    for i, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        start=1,
-    )
-    for name in names
-}
+# English names on purpose: the pages are English, and calendar.month_name follows the locale.
+MONTHS: tuple[str, ...] = ("january", "february", "march", "april", "may", "june", "july")
+MONTHS += ("august", "september", "october", "november", "december")
 TRAP_HEADER = "common exam trap"
 CORRECT_HEADERS = (
     "correct answer & explanation",
@@ -90,6 +73,13 @@ def _key(text: str) -> str:
     """A line as compared with section headers: no emoji, curly quotes or trailing colon."""
     text = text.replace("’", "'").lstrip("⚠️ ").rstrip(":").strip()
     return " ".join(text.casefold().split())
+
+
+def _month(name: str) -> int | None:
+    """1-12 for a month name or an abbreviation of at least three letters ("Sept")."""
+    name = name.casefold()
+    found = [i for i, full in enumerate(MONTHS, 1) if len(name) >= 3 and full.startswith(name)]
+    return found[0] if found else None
 
 
 def _lines(text: str) -> list[Line]:
@@ -273,7 +263,7 @@ class _PageReader:
                 data["author"] = author["who"].strip()
                 self.where[("author",)] = line
             elif reviewed := REVIEWED.match(text):
-                month = MONTHS.get(reviewed["month"].casefold())
+                month = _month(reviewed["month"])
                 if month is None:
                     self.fail(line, f"unknown month {reviewed['month']!r} in the review date")
                 else:

@@ -9,7 +9,13 @@ from telegram import CallbackQuery, Update
 from bot.practice.models import AnswerOutcome, AnswerStatus
 from bot.telegram import callbacks, keyboards, render, texts
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import learner, query_message, send_next_question
+from bot.telegram.handlers import group_answers
+from bot.telegram.handlers.common import (
+    is_private,
+    learner,
+    query_message,
+    send_next_question,
+)
 from bot.telegram.render import esc
 from bot.telegram.sending import edit_markup, edit_or_send, send_html
 
@@ -55,6 +61,8 @@ async def on_answer(update: Update, context: QuizContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    if query.message is not None and not is_private(query.message.chat):
+        return await group_answers.on_answer(update, context)
     parsed = _match(query, callbacks.ANSWER)
     message = query_message(query)
     if parsed is None or message is None:
@@ -75,6 +83,8 @@ async def on_toggle(update: Update, context: QuizContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    if query.message is not None and not is_private(query.message.chat):
+        return await group_answers.on_toggle(update, context)
     parsed = _match(query, callbacks.TOGGLE)
     message = query_message(query)
     if parsed is None or message is None:
@@ -106,6 +116,8 @@ async def on_submit(update: Update, context: QuizContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    if query.message is not None and not is_private(query.message.chat):
+        return await group_answers.on_submit(update, context)
     parsed = _match(query, callbacks.SUBMIT)
     message = query_message(query)
     if parsed is None or message is None:

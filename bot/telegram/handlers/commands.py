@@ -6,6 +6,7 @@ from telegram import Update
 
 from bot.telegram import keyboards, render, texts
 from bot.telegram.context import QuizContext
+from bot.telegram.handlers import group_quiz
 from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.render import esc
 from bot.telegram.sending import send_html
@@ -22,6 +23,8 @@ async def start(update: Update, context: QuizContext) -> None:
     prefs = await services.practice.prefs(user.id)
     bank = services.catalog.bank(prefs.bank_id)
     arg = context.args[0] if context.args else ""
+    if arg.startswith("why_") and await group_quiz.why(update, context, arg):
+        return
     if arg and bank.meta.topic(arg) is not None:
         await services.practice.choose_topic(user.id, bank.id, arg)
         topic = bank.meta.topic(arg)

@@ -1,0 +1,133 @@
+"""Values of group practice (settings, reveals, leaderboards) and the edit throttle."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import deque
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+from bot.practice.models import Delivery
+
+POLL_MODES = ("buttons", "quiz_poll")
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSettings:
+    """A group's or channel's settings, defaults filled in."""
+
+    chat_id: int
+    chat_type: str
+    active: bool
+    window_s: int
+    leaderboard: bool
+    poll_mode: str
+    timezone: str
+    bank_id: str | None = None
+    topic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A closed question with how many members chose each option."""
+
+    delivery: Delivery
+    answered: int
+    per_option: tuple[int, ...]
+    poll_id: str | None = None
+
+    def share(self, option: int) -> float:
+        """Share of the members who answered that chose this option."""
+        return self.per_option[option] / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One member's line on a leaderboard."""
+
+    user_id: int
+    first_name: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """This week's and all-time standings of a chat, best first."""
+
+    week: list[Standing] = field(default_factory=list)
+    all_time: list[Standing] = field(default_factory=list)
+
+
+def week_start(now: float, timezone: str) -> float:
+    """Monday 00:00 of the ISO week containing `now`, in the zone, as Unix time."""
+    local = dt.datetime.fromtimestamp(now, ZoneInfo(timezone))
+    monday = (local - dt.timedelta(days=local.weekday())).date()
+    start = dt.datetime.combine(monday, dt.time(0, 0), ZoneInfo(timezone))
+    return start.timestamp()
+
+
+class EditThrottle:
+    """Budget of live-count edits per chat, so a busy group stays under Telegram's limit.
+
+    Telegram allows about 20 messages or edits a minute in one group; count edits get `budget`
+    of them per rolling minute and at least `gap_s` apart, the rest is left for questions,
+    reveals and replies. A tap that comes too soon gets a delay after which one trailing edit
+    shows the latest count; taps while that edit is pending are folded into it.
+    """
+
+    def __init__(self, budget: int = 12, gap_s: float = 5.0) -> None:
+        self.budget = max(1, budget)
+        self.gap_s = gap_s
+        self._edits: dict[int, deque[float]] = {}
+        self._pending: set[int] = set()
+        self._closed: set[int] = set()
+
+    def decide(self, chat_id: int, delivery_id: int, now: float) -> float | None:
+        """0: edit now (and it is counted); > 0: schedule a trailing edit in that many seconds;
+        None: a trailing edit for this delivery is already on its way."""
+        if delivery_id in self._pending:
+            return None
+        wait = self.wait(chat_id, now)
+        if wait <= 0:
+            self.note(chat_id, now)
+            return 0.0
+        self._pending.add(delivery_id)
+        return wait
+
+    def wait(self, chat_id: int, now: float) -> float:
+        """Seconds until the chat may get another count edit."""
+        edits = self._edits.get(chat_id)
+        if not edits:
+            return 0.0
+        while edits and edits[0] <= now - 60:
+            edits.popleft()
+        if not edits:
+            return 0.0
+        wait = edits[-1] + self.gap_s - now
+        if len(edits) >= self.budget:
+            wait = max(wait, edits[0] + 60 - now)
+        return max(wait, 0.0)
+
+    def note(self, chat_id: int, now: float) -> None:
+        """Count an edit (or a reveal) made in the chat."""
+        self._edits.setdefault(chat_id, deque()).append(now)
+
+    def trailing_done(self, delivery_id: int) -> None:
+        """The trailing edit ran (or is no longer needed)."""
+        self._pending.discard(delivery_id)
+
+    def closing(self, delivery_id: int) -> None:
+        """The question is being revealed: no count edit may follow."""
+        self._closed.add(delivery_id)
+        self._pending.discard(delivery_id)
+
+    def is_closed(self, delivery_id: int) -> bool:
+        return delivery_id in self._closed
+
+    def forget_chat(self, chat_id: int) -> None:
+        self._edits.pop(chat_id, None)

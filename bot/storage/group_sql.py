@@ -1,0 +1,179 @@
+"""SQL of groups and channels: chat settings, the group chooser, reveals, leaderboards and
+migrations. Plain sync functions run by `Database.write`/`read`, one transaction each."""
+
+from __future__ import annotations
+
+import sqlite3
+
+CHAT_FIELDS = (
+    "id, type, title, active, bank_id, topic, answer_window_s, leaderboard, poll_mode,"
+    " migrated_to, tz"
+)
+# Settings a chat may change; the names come from this tuple only, never from input.
+SETTINGS = frozenset({"answer_window_s", "leaderboard", "poll_mode", "tz"})
+
+
+def chat_row(conn: sqlite3.Connection, chat_id: int) -> sqlite3.Row | None:
+    return conn.execute(  # type: ignore[no-any-return]
+        f"SELECT {CHAT_FIELDS} FROM chats WHERE id = ?", (chat_id,)
+    ).fetchone()
+
+
+def set_setting(
+    conn: sqlite3.Connection, chat_id: int, name: str, value: object, now: float
+) -> None:
+    """Change one setting of a chat (the chat row must exist)."""
+    if name not in SETTINGS:
+        raise ValueError(f"not a chat setting: {name}")
+    conn.execute(
+        f"UPDATE chats SET {name} = ?, updated_at = ? WHERE id = ?", (value, now, chat_id)
+    )
+
+
+def set_active(conn: sqlite3.Connection, chat_id: int, active: bool, now: float) -> None:
+    conn.execute(
+        "UPDATE chats SET active = ?, updated_at = ? WHERE id = ?", (int(active), now, chat_id)
+    )
+
+
+def asked_in_chat(conn: sqlite3.Connection, chat_id: int, bank_id: str) -> dict[str, float]:
+    """Question id -> last time it was asked in this chat."""
+    rows = conn.execute(
+        "SELECT question_id, MAX(sent_at) FROM deliveries WHERE chat_id = ? AND bank_id = ?"
+        " GROUP BY question_id",
+        (chat_id, bank_id),
+    )
+    return {r[0]: r[1] for r in rows}
+
+
+def unrevealed_in_chat(conn: sqlite3.Connection, chat_id: int) -> list[int]:
+    """Windowed deliveries of a chat not yet revealed, oldest first."""
+    rows = conn.execute(
+        "SELECT id FROM deliveries WHERE chat_id = ? AND closes_at IS NOT NULL"
+        " AND revealed_at IS NULL ORDER BY id",
+        (chat_id,),
+    )
+    return [r[0] for r in rows]
+
+
+def due_for_reveal(conn: sqlite3.Connection, now: float) -> list[int]:
+    """Windowed deliveries whose window is over (or closed early) and not yet revealed."""
+    rows = conn.execute(
+        "SELECT id FROM deliveries WHERE closes_at IS NOT NULL AND revealed_at IS NULL"
+        " AND (closes_at <= ? OR closed_at IS NOT NULL) ORDER BY closes_at",
+        (now,),
+    )
+    return [r[0] for r in rows]
+
+
+def open_windows(conn: sqlite3.Connection, now: float) -> list[tuple[int, float]]:
+    """(delivery id, closes_at) of windows still open: their close jobs after a restart."""
+    rows = conn.execute(
+        "SELECT id, closes_at FROM deliveries WHERE closes_at IS NOT NULL"
+        " AND revealed_at IS NULL AND closed_at IS NULL AND closes_at > ?",
+        (now,),
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def claim_reveal(conn: sqlite3.Connection, delivery_id: int, now: float) -> bool:
+    """Close a delivery and claim its reveal; False if it was revealed already."""
+    cur = conn.execute(
+        "UPDATE deliveries SET revealed_at = ?, closed_at = COALESCE(closed_at, ?)"
+        " WHERE id = ? AND revealed_at IS NULL",
+        (now, now, delivery_id),
+    )
+    return cur.rowcount == 1
+
+
+def discard_delivery(conn: sqlite3.Connection, delivery_id: int) -> None:
+    """Forget a delivery Telegram never accepted (no answers can exist)."""
+    conn.execute("DELETE FROM deliveries WHERE id = ? AND message_id IS NULL", (delivery_id,))
+
+
+def set_poll(conn: sqlite3.Connection, delivery_id: int, message_id: int, poll_id: str) -> None:
+    conn.execute(
+        "UPDATE deliveries SET message_id = ?, poll_id = ? WHERE id = ?",
+        (message_id, poll_id, delivery_id),
+    )
+
+
+def delivery_by_poll(conn: sqlite3.Connection, poll_id: str) -> sqlite3.Row | None:
+    return conn.execute(  # type: ignore[no-any-return]
+        "SELECT id, chat_id FROM deliveries WHERE poll_id = ?", (poll_id,)
+    ).fetchone()
+
+
+def chosen_of_delivery(conn: sqlite3.Connection, delivery_id: int) -> list[str]:
+    """Every member's recorded choice (encoded) for one delivery."""
+    rows = conn.execute("SELECT chosen FROM answers WHERE delivery_id = ?", (delivery_id,))
+    return [r[0] for r in rows]
+
+
+def standings(conn: sqlite3.Connection, chat_id: int, since: float) -> list[sqlite3.Row]:
+    """Per member of a chat since a time: answers, correct ones, when the score was reached.
+
+    The score was reached at the member's last correct answer (their first answer if none was
+    correct), which is what breaks ties: who got there first.
+    """
+    return conn.execute(
+        "SELECT a.user_id, COALESCE(u.first_name, '') AS first_name,"
+        " COUNT(*) AS answered, SUM(a.correct) AS correct,"
+        " COALESCE(MAX(CASE WHEN a.correct THEN a.answered_at END), MIN(a.answered_at))"
+        "   AS reached_at"
+        " FROM answers a LEFT JOIN users u ON u.id = a.user_id"
+        " WHERE a.chat_id = ? AND a.answered_at >= ?"
+        " GROUP BY a.user_id ORDER BY correct DESC, reached_at ASC, a.user_id ASC",
+        (chat_id, since),
+    ).fetchall()
+
+
+def _tables_with_chat_id(conn: sqlite3.Connection) -> list[str]:
+    """Tables beyond ours that key rows by chat (subscriptions, delivery logs of the push)."""
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+    found = []
+    for name in names:
+        if name in ("chats", "deliveries", "answers", "schema_migrations"):
+            continue
+        columns = {c[1] for c in conn.execute(f'PRAGMA table_info("{name}")')}
+        if "chat_id" in columns:
+            found.append(name)
+    return found
+
+
+def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float) -> bool:
+    """Move a group's settings and history to its supergroup id; False if nothing to move."""
+    old = chat_row(conn, old_id)
+    if old is None or old["migrated_to"] == new_id:
+        return False
+    conn.execute(
+        "INSERT INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
+        " leaderboard, poll_mode, tz, created_at, updated_at)"
+        " SELECT ?, 'supergroup', title, 1, bank_id, topic, answer_window_s, leaderboard,"
+        " poll_mode, tz, created_at, ? FROM chats WHERE id = ?"
+        " ON CONFLICT (id) DO UPDATE SET bank_id = COALESCE(chats.bank_id, excluded.bank_id),"
+        " topic = COALESCE(chats.topic, excluded.topic),"
+        " answer_window_s = COALESCE(chats.answer_window_s, excluded.answer_window_s),"
+        " leaderboard = excluded.leaderboard, poll_mode = excluded.poll_mode,"
+        " tz = COALESCE(chats.tz, excluded.tz), active = 1, updated_at = excluded.updated_at",
+        (new_id, now, old_id),
+    )
+    conn.execute("UPDATE deliveries SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+    conn.execute("UPDATE answers SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+    for table in _tables_with_chat_id(conn):
+        # OR IGNORE: a row the new id already has (say, a subscription made after the upgrade)
+        # wins over the old one, which is then dropped.
+        conn.execute(
+            f'UPDATE OR IGNORE "{table}" SET chat_id = ? WHERE chat_id = ?', (new_id, old_id)
+        )
+        conn.execute(f'DELETE FROM "{table}" WHERE chat_id = ?', (old_id,))
+    conn.execute(
+        "UPDATE chats SET migrated_to = ?, active = 0, updated_at = ? WHERE id = ?",
+        (new_id, now, old_id),
+    )
+    return True

@@ -1,0 +1,113 @@
+"""Group and channel settings (admins only) and the leaderboard.
+
+Admins are checked with getChatMember on every settings command: rights change in Telegram
+without telling the bot, so a cached list would go stale.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from telegram import ChatMember, Update
+from telegram.constants import ChatType
+from telegram.error import TelegramError
+
+from bot.telegram import group_render, texts
+from bot.telegram.context import QuizContext
+from bot.telegram.handlers.membership import groups_of, guarded
+from bot.telegram.sending import send_html
+
+log = logging.getLogger(__name__)
+ADMIN_STATUSES = frozenset({ChatMember.OWNER, ChatMember.ADMINISTRATOR})
+DAILY = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+async def is_admin(update: Update, context: QuizContext) -> bool:
+    """Whether the sender administers the chat (asked to Telegram, not remembered)."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None:
+        return False
+    if chat.type == ChatType.CHANNEL:
+        return True  # only a channel's admins can post in it
+    if message is not None and message.sender_chat is not None:
+        # An anonymous admin posts as the group itself.
+        return message.sender_chat.id == chat.id
+    user = update.effective_user
+    if user is None:
+        return False
+    try:
+        member = await context.bot.get_chat_member(chat.id, user.id)
+    except TelegramError as err:
+        log.info("chat %s: admin check for %s failed: %s", chat.id, user.id, err)
+        return False
+    return member.status in ADMIN_STATUSES
+
+
+async def reply(update: Update, context: QuizContext, text: str) -> None:
+    """A short answer in the chat the command came from."""
+    chat = update.effective_chat
+    if chat is not None:
+        await guarded(context.services, chat.id, lambda cid: send_html(context.bot, cid, text))
+
+
+async def _admin_or_refuse(update: Update, context: QuizContext) -> int | None:
+    """The chat id if the sender is an admin; otherwise a polite refusal and None."""
+    chat = update.effective_chat
+    if chat is None:
+        return None
+    if not await is_admin(update, context):
+        await reply(update, context, texts.GROUP_ADMINS_ONLY)
+        return None
+    await groups_of(context.services).register(chat.id, chat.type, chat.title)
+    return chat.id
+
+
+async def leaderboard(update: Update, context: QuizContext) -> None:
+    """/leaderboard: this week and all time; admins: /leaderboard off|on."""
+    chat = update.effective_chat
+    if chat is None:
+        return
+    groups = groups_of(context.services)
+    arg = (context.args or [""])[0].lower()
+    if arg in ("on", "off"):
+        if (chat_id := await _admin_or_refuse(update, context)) is None:
+            return
+        await groups.set_leaderboard(chat_id, arg == "on")
+        await reply(update, context, texts.LEADERBOARD_SET.format(state=arg))
+        return
+    if arg:
+        await reply(update, context, texts.LEADERBOARD_USAGE)
+        return
+    settings = await groups.settings(chat.id)
+    if not settings.leaderboard:
+        await reply(update, context, texts.LEADERBOARD_OFF)
+        return
+    board = await groups.leaderboard(chat.id)
+    await reply(update, context, group_render.leaderboard_text(board, chat.title))
+
+
+async def window(update: Update, context: QuizContext) -> None:
+    """/window <minutes> (admins): how long a question stays open."""
+    args = context.args or []
+    if len(args) != 1 or not args[0].isdigit():
+        await reply(update, context, texts.WINDOW_USAGE)
+        return
+    if (chat_id := await _admin_or_refuse(update, context)) is None:
+        return
+    seconds = await groups_of(context.services).set_window(chat_id, int(args[0]))
+    await reply(update, context, texts.WINDOW_SET.format(minutes=seconds // 60))
+
+
+async def quizpoll(update: Update, context: QuizContext) -> None:
+    """/quizpoll on|off (admins): Telegram's native quiz poll instead of answer buttons."""
+    args = [a.lower() for a in context.args or []]
+    if args not in (["on"], ["off"]):
+        await reply(update, context, texts.POLL_MODE_USAGE)
+        return
+    if (chat_id := await _admin_or_refuse(update, context)) is None:
+        return
+    on = args == ["on"]
+    await groups_of(context.services).set_poll_mode(chat_id, "quiz_poll" if on else "buttons")
+    mode = "Telegram quiz polls" if on else "questions with answer buttons"
+    await reply(update, context, texts.POLL_MODE_SET.format(mode=mode))

@@ -1,0 +1,177 @@
+"""Answers in groups and channels: each member's tap recorded for that member, their verdict
+as a private alert, and the live answer count on the shared message, throttled per chat."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from telegram import CallbackQuery, Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+from telegram.ext import ExtBot, JobQueue
+
+from bot.practice.models import AnswerOutcome, AnswerStatus, Delivery
+from bot.telegram import callbacks, group_render, keyboards, render, texts
+from bot.telegram.context import QuizContext, Services
+from bot.telegram.handlers.common import learner, query_message
+from bot.telegram.handlers.group_quiz import count_job_name
+from bot.telegram.handlers.membership import groups_of, guarded
+from bot.telegram.sending import CANNOT_EDIT, NOT_MODIFIED
+
+REFUSALS = {
+    AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,
+    AnswerStatus.REMOVED: texts.CB_REMOVED,
+    AnswerStatus.CLOSED: texts.CB_CLOSED,
+}
+
+
+def _parse(
+    query: CallbackQuery, pattern: re.Pattern[str]
+) -> tuple[Message, tuple[int, ...]] | None:
+    m = pattern.match(query.data or "")
+    message = query_message(query)
+    if m is None or message is None:
+        return None
+    return message, tuple(int(g) for g in m.groups())
+
+
+async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome) -> None:
+    """Alert the member alone with their verdict; a new answer bumps the group's count."""
+    if outcome.status in REFUSALS or outcome.delivery is None:
+        await query.answer(REFUSALS.get(outcome.status, texts.CB_UNKNOWN))
+        return
+    if outcome.status is AnswerStatus.EMPTY:
+        count = outcome.delivery.question.select_count
+        await query.answer(texts.CB_PICK_FIRST.format(count=render.NUMBER_WORDS.get(count, count)))
+        return
+    again = outcome.status is AnswerStatus.ALREADY
+    await query.answer(group_render.answer_alert(outcome, again=again), show_alert=True)
+    if not again:
+        await show_count(context, outcome.delivery, outcome.answer_count)
+
+
+async def on_answer(update: Update, context: QuizContext) -> None:
+    """A member taps a letter of a single-answer group question."""
+    query = update.callback_query
+    if query is None:
+        return
+    if (parsed := _parse(query, callbacks.ANSWER)) is None:
+        await query.answer(texts.CB_UNKNOWN)
+        return
+    message, (delivery_id, option) = parsed
+    outcome = await context.services.practice.answer(
+        delivery_id, learner(query.from_user), message.chat_id, frozenset({option})
+    )
+    await _verdict(query, context, outcome)
+
+
+async def on_toggle(update: Update, context: QuizContext) -> None:
+    """A member selects or unselects a letter of a multiple-answer group question.
+
+    The message is shared, so it never shows anyone's selection: the member sees theirs in
+    the callback answer only.
+    """
+    query = update.callback_query
+    if query is None:
+        return
+    if (parsed := _parse(query, callbacks.TOGGLE)) is None:
+        await query.answer(texts.CB_UNKNOWN)
+        return
+    message, (delivery_id, option) = parsed
+    outcome = await context.services.practice.toggle(
+        delivery_id, learner(query.from_user), message.chat_id, option
+    )
+    if outcome.status is AnswerStatus.RECORDED:
+        await query.answer(group_render.toggled_alert(outcome.chosen))
+        return
+    await _verdict(query, context, outcome)
+
+
+async def on_submit(update: Update, context: QuizContext) -> None:
+    """A member submits their selection of a multiple-answer group question."""
+    query = update.callback_query
+    if query is None:
+        return
+    if (parsed := _parse(query, callbacks.SUBMIT)) is None:
+        await query.answer(texts.CB_UNKNOWN)
+        return
+    message, (delivery_id,) = parsed
+    outcome = await context.services.practice.submit(
+        delivery_id, learner(query.from_user), message.chat_id
+    )
+    await _verdict(query, context, outcome)
+
+
+async def on_poll_answer(update: Update, context: QuizContext) -> None:
+    """A member voted in a (named) quiz poll we sent to a group: record it like a tap."""
+    vote = update.poll_answer
+    if vote is None or vote.user is None or not vote.option_ids:
+        return  # a retracted vote, or a vote on behalf of a chat: nothing to record
+    services = context.services
+    found = await groups_of(services).delivery_of_poll(vote.poll_id)
+    if found is None:
+        return
+    delivery_id, chat_id = found
+    await services.practice.answer(
+        delivery_id, learner(vote.user), chat_id, frozenset(vote.option_ids)
+    )
+
+
+async def show_count(context: QuizContext, delivery: Delivery, count: int) -> None:
+    """Edit the live count now, or leave it to one trailing edit when the chat is busy."""
+    services = context.services
+    throttle = groups_of(services).throttle
+    wait = throttle.decide(delivery.chat_id, delivery.id, services.clock.now())
+    if wait is None:
+        return  # a trailing edit is already scheduled and will show the newest count
+    if wait == 0:
+        await _edit_count(context.bot, services, delivery, count)
+        return
+    job_queue: JobQueue[Any] | None = context.job_queue
+    if job_queue is None:
+        throttle.trailing_done(delivery.id)  # no scheduler: the next tap or the reveal shows it
+        return
+    job_queue.run_once(
+        trailing_count_job, when=wait, data=delivery.id, name=count_job_name(delivery.id)
+    )
+
+
+async def trailing_count_job(context: QuizContext) -> None:
+    """The trailing edit: show the count as it is now."""
+    assert context.job is not None
+    delivery_id = cast(int, context.job.data)
+    services = context.services
+    groups = groups_of(services)
+    groups.throttle.trailing_done(delivery_id)
+    delivery = await services.practice.delivery(delivery_id)
+    if delivery is None or groups.throttle.is_closed(delivery_id):
+        return
+    groups.throttle.note(delivery.chat_id, services.clock.now())
+    await _edit_count(context.bot, services, delivery, await groups.answer_count(delivery_id))
+
+
+async def _edit_count(
+    bot: ExtBot[None], services: Services, delivery: Delivery, count: int
+) -> None:
+    groups = groups_of(services)
+    if delivery.message_id is None or groups.throttle.is_closed(delivery.id):
+        return
+    message_id = delivery.message_id
+    bank = services.catalog.bank(delivery.bank_id)
+    window = (delivery.closes_at or delivery.sent_at) - delivery.sent_at
+    text = group_render.group_question_text(bank, delivery.question, window, count)
+    markup = keyboards.question_keyboard(delivery.id, delivery.question)
+
+    async def edit(chat_id: int) -> None:
+        try:
+            await bot.edit_message_text(
+                text, chat_id, message_id, parse_mode=ParseMode.HTML, reply_markup=markup
+            )
+        except BadRequest as err:
+            # Unlike a reveal, a stale count is not worth a new message in the group.
+            reason = str(err).lower()
+            if NOT_MODIFIED not in reason and not any(r in reason for r in CANNOT_EDIT):
+                raise
+
+    await guarded(services, delivery.chat_id, edit)
