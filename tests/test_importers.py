@@ -377,3 +377,10 @@ def test_csv_help_documents_the_columns(capsys: pytest.CaptureFixture[str]) -> N
         "reviewed",
     ):
         assert f"\n  {column} " in out, column
+
+
+def test_one_file_may_hold_several_pages(tmp_path: Path) -> None:
+    both = "\n".join(p.read_text(encoding="utf-8") for p in FIXTURES[:2])
+    (tmp_path / "two.txt").write_text(both, encoding="utf-8")
+    assert import_pages(tmp_path / "fx", tmp_path / "two.txt") == 0
+    assert len(load_bank(tmp_path / "fx").questions) == 2
