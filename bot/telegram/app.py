@@ -19,7 +19,7 @@ from bot.practice.service import PracticeService
 from bot.schedule import jobs
 from bot.schedule.push import PushService
 from bot.storage.db import Database
-from bot.telegram import routes
+from bot.telegram import reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.errors import on_error
@@ -74,6 +74,8 @@ def build_application(
         if app.job_queue is not None:
             jobs.schedule(app.job_queue, push)
         await register_commands(app)
+        await status.mark_started(app, app.bot_data.services)
+        reload.install_sighup(app)
         log.info(
             "ready: %d questions in %d bank(s), database %s",
             catalog.question_count(),
@@ -92,6 +94,8 @@ def build_application(
         if services is not None:
             if services.push is not None:
                 await services.push.stop()
+            reload.remove_sighup()
+            await status.mark_stopped(app, services)
             await services.db.close()
 
     builder = (
@@ -119,6 +123,8 @@ def build_application(
     if not with_updater:
         builder = builder.updater(None)
     app: QuizApp = builder.build()
+    for handler in routes.early_handlers():
+        app.add_handler(handler, group=-1)
     for handler in routes.handlers():
         app.add_handler(handler)
     app.add_error_handler(on_error)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from telegram import Update
 from telegram.ext import (
     BaseHandler,
     CallbackQueryHandler,
@@ -12,16 +13,20 @@ from telegram.ext import (
     CommandHandler,
     MessageHandler,
     PollAnswerHandler,
+    TypeHandler,
     filters,
 )
 
 from bot.telegram.handlers import (
+    admin,
     answers,
     commands,
+    daily,
     group_admin,
     group_answers,
     group_quiz,
     membership,
+    ops,
 )
 
 PRIVATE = filters.ChatType.PRIVATE
@@ -39,6 +44,11 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("topics", commands.topics, filters=PRIVATE),
         CommandHandler("stats", commands.stats, filters=PRIVATE),
         CommandHandler("help", commands.help_command),
+        # Daily question and operators (issue 4); groups' /daily goes through the same
+        # PushService.subscribe (issue 5).
+        CommandHandler("daily", daily.daily, filters=PRIVATE),
+        CommandHandler("admin", admin.admin, filters=PRIVATE),
+        CallbackQueryHandler(daily.on_daily_button, pattern=r"^dl:"),
         # Groups and channels (issue 5)
         CommandHandler("quiz", group_quiz.quiz, filters=GROUPS_AND_CHANNELS),
         CommandHandler("reveal", group_quiz.reveal_command, filters=GROUPS_AND_CHANNELS),
@@ -48,6 +58,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
+        CommandHandler("reload", ops.reload_command, filters=PRIVATE),
         CallbackQueryHandler(answers.on_answer, pattern=r"^a:"),
         CallbackQueryHandler(answers.on_toggle, pattern=r"^t:"),
         CallbackQueryHandler(answers.on_submit, pattern=r"^s:"),
@@ -59,6 +70,13 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
         MessageHandler(filters.TEXT & ~filters.COMMAND & PRIVATE, commands.free_text),
     ]
+
+
+def early_handlers() -> list[BaseHandler[Any, Any, Any]]:
+    """Group -1: run on every update before the handlers above, never instead of them."""
+    # Blocking on purpose: a non-blocking handler is a task the app must be running to await,
+    # and this one only touches memory (the database at most every few seconds).
+    return [TypeHandler(Update, ops.track_update)]
 
 
 PRIVATE_COMMANDS = [

@@ -1,0 +1,65 @@
+"""`quizbot backup PATH` and `quizbot health`: the operator's tools, safe while the bot runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bot.config import ConfigError, load_settings
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `backup` and `health`."""
+    backup = sub.add_parser(
+        "backup", help="copy the live database to PATH (online backup) and verify the copy"
+    )
+    backup.add_argument("path", type=Path, metavar="PATH", help="file to write (replaced)")
+    backup.set_defaults(func=cmd_backup)
+    health = sub.add_parser(
+        "health", help="print the bot's health as JSON; exit 1 when something is wrong"
+    )
+    health.add_argument(
+        "--max-heartbeat-age",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a running bot silent for longer is reported unhealthy (default 120)",
+    )
+    health.set_defaults(func=cmd_health)
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    """Back up QUIZBOT_DB to PATH; print rows per table; exit 1 on any failure."""
+    from bot.storage.backup import BackupError, backup_database
+
+    try:
+        settings = load_settings()
+        report = backup_database(settings.db, args.path)
+    except (ConfigError, BackupError) as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
+    print(
+        f"backup of {settings.db} written to {report.path} "
+        f"({report.size_bytes} bytes, {report.seconds:.2f} s), integrity_check: {report.integrity}"
+    )
+    width = max((len(name) for name in report.tables), default=0)
+    for name, count in report.tables.items():
+        print(f"  {name:<{width}}  {count}")
+    return 0
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Print the health report as JSON; 0 when healthy, 1 otherwise."""
+    from bot import health
+
+    try:
+        settings = load_settings()
+    except ConfigError as err:
+        print(json.dumps({"ok": False, "error": str(err)}))
+        return 1
+    max_age = args.max_heartbeat_age or health.DEFAULT_MAX_HEARTBEAT_AGE_S
+    report = health.check(settings, max_heartbeat_age_s=max_age)
+    print(json.dumps(report, indent=2))
+    return 0 if report["ok"] else 1

@@ -1,0 +1,109 @@
+"""`quizbot health`: is the database reachable, do the banks load, is the bot alive and caught up.
+
+It runs beside the bot (Docker HEALTHCHECK, a monitoring script), so it only reads: the bot
+leaves its traces (start, heartbeat, last update) in the `bot_status` table for it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.bank.loader import load_banks
+from bot.config import Settings
+from bot.storage import bot_status
+
+# The bot writes a heartbeat every HEARTBEAT_INTERVAL_S; a few missed ones mean it is stuck.
+HEARTBEAT_INTERVAL_S = 30.0
+DEFAULT_MAX_HEARTBEAT_AGE_S = 4 * HEARTBEAT_INTERVAL_S
+
+
+def iso(ts: float | None) -> str | None:
+    """Unix seconds as an ISO 8601 UTC time, for people reading the JSON."""
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def _float(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def database_report(conn: sqlite3.Connection, now: float) -> dict[str, Any]:
+    """What the database says about the bot: schema, status keys, push backlog."""
+    conn.execute("SELECT 1").fetchone()
+    migrations = bot_status.schema_version(conn)
+    status = bot_status.read_status(conn)
+    started = _float(status.get("started_at"))
+    stopped = _float(status.get("stopped_at"))
+    heartbeat = _float(status.get("heartbeat_at"))
+    last_update = _float(status.get("last_update_at"))
+    running = started is not None and (stopped is None or stopped < started)
+    today = datetime.fromtimestamp(now, UTC).date().isoformat()
+    return {
+        "ok": True,
+        "schema_version": migrations[-1] if migrations else None,
+        "migrations": len(migrations),
+        "bot": {
+            "state": "running" if running else ("stopped" if started else "never started"),
+            "mode": status.get("mode"),
+            "started_at": iso(started),
+            "stopped_at": iso(stopped) if not running else None,
+            "heartbeat_age_s": round(now - heartbeat, 1) if heartbeat and running else None,
+            "last_update_at": iso(last_update),
+            "last_update_age_s": round(now - last_update, 1) if last_update else None,
+        },
+        "push_backlog": bot_status.push_backlog(conn, today),
+    }
+
+
+def _database(settings: Settings, now: float) -> dict[str, Any]:
+    if not settings.db.is_file():
+        # Connecting would create an empty file: a wrong QUIZBOT_DB must show up as an error.
+        return {"ok": False, "path": str(settings.db), "error": "no database file"}
+    try:
+        conn = sqlite3.connect(settings.db, isolation_level=None, timeout=5)
+        try:
+            conn.execute("PRAGMA query_only=1")
+            report = database_report(conn, now)
+        finally:
+            conn.close()
+    except sqlite3.Error as err:
+        return {"ok": False, "path": str(settings.db), "error": str(err)}
+    return {"path": str(settings.db), **report}
+
+
+def _banks(settings: Settings) -> dict[str, Any]:
+    result = load_banks(settings.questions)
+    return {
+        "ok": bool(result.banks) and not result.problems,
+        "banks": {bank_id: len(bank.questions) for bank_id, bank in result.banks.items()},
+        "problems": len(result.problems),
+        "first_problems": [str(p) for p in result.problems[:3]],
+    }
+
+
+def check(
+    settings: Settings,
+    *,
+    now: float | None = None,
+    max_heartbeat_age_s: float = DEFAULT_MAX_HEARTBEAT_AGE_S,
+) -> dict[str, Any]:
+    """The whole report; `ok` is False when anything an operator must act on is wrong."""
+    now = time.time() if now is None else now
+    database = _database(settings, now)
+    banks = _banks(settings)
+    ok = bool(database["ok"]) and bool(banks["ok"])
+    bot = database.get("bot", {})
+    age = bot.get("heartbeat_age_s")
+    # A bot marked running whose heartbeat stopped is hung or was killed without cleanup;
+    # one that stopped cleanly (or never ran) is not this command's failure to report.
+    if bot.get("state") == "running" and (age is None or age > max_heartbeat_age_s):
+        ok = False
+        bot["problem"] = f"no heartbeat for more than {max_heartbeat_age_s:.0f} s"
+    return {"ok": ok, "checked_at": iso(now), "database": database, "question_banks": banks}

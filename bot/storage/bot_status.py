@@ -1,0 +1,84 @@
+"""SQL of the `bot_status` key/value table and of the read-only probes behind `quizbot health`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+
+PUSH_LOG_TABLE = "daily_log"
+PUSH_BACKLOG_STATES = ("pending", "sending")
+
+
+def set_status(conn: sqlite3.Connection, values: Mapping[str, str | None], now: float) -> None:
+    """Write (or, for None, delete) some keys of bot_status."""
+    for key, value in values.items():
+        if value is None:
+            conn.execute("DELETE FROM bot_status WHERE key = ?", (key,))
+        else:
+            conn.execute(
+                "INSERT INTO bot_status (key, value, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
+                " updated_at = excluded.updated_at",
+                (key, value, now),
+            )
+
+
+def table_exists(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether a table exists (the push log comes from another migration, maybe not yet run)."""
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def read_status(conn: sqlite3.Connection) -> dict[str, str]:
+    """Every key of bot_status; empty when the table does not exist yet."""
+    if not table_exists(conn, "bot_status"):
+        return {}
+    return {row[0]: row[1] for row in conn.execute("SELECT key, value FROM bot_status")}
+
+
+def schema_version(conn: sqlite3.Connection) -> list[str]:
+    """Names of the applied migrations, in order."""
+    if not table_exists(conn, "schema_migrations"):
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def push_backlog(conn: sqlite3.Connection, today: str) -> dict[str, int] | None:
+    """Push deliveries not yet done (all days, and today's), or None without a push log."""
+    if not table_exists(conn, PUSH_LOG_TABLE):
+        return None
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({PUSH_LOG_TABLE})")}
+    if "state" not in columns:
+        return None
+    marks = ", ".join("?" for _ in PUSH_BACKLOG_STATES)
+    where = f"state IN ({marks})"
+    total = conn.execute(
+        f"SELECT COUNT(*) FROM {PUSH_LOG_TABLE} WHERE {where}", PUSH_BACKLOG_STATES
+    ).fetchone()[0]
+    result = {"pending_total": int(total)}
+    # The day column's name is the push log's business; the usual ones are probed.
+    day_column = next((c for c in ("day", "day_key", "date") if c in columns), None)
+    if day_column is not None:
+        today_count = conn.execute(
+            f"SELECT COUNT(*) FROM {PUSH_LOG_TABLE} WHERE {where} AND {day_column} = ?",
+            (*PUSH_BACKLOG_STATES, today),
+        ).fetchone()[0]
+        result["pending_today"] = int(today_count)
+    return result
+
+
+def table_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Rows per table (SQLite's own tables left out)."""
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            " ORDER BY name"
+        )
+    ]
+    # Names come from sqlite_master, not from input; quoting still guards odd names.
+    return {
+        name: int(conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0]) for name in names
+    }

@@ -1,0 +1,53 @@
+"""Operator handlers: `/reload` for admins, and the update tracker that feeds `quizbot health`."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+
+from bot.telegram.context import QuizContext
+from bot.telegram.reload import SHOWN_PROBLEMS, reload_services
+from bot.telegram.render import clip, esc
+from bot.telegram.sending import send_html
+from bot.telegram.status import track_update
+
+__all__ = ["reload_command", "track_update"]
+
+log = logging.getLogger(__name__)
+
+# Operator-facing texts live here, next to the one command that sends them.
+NOT_ADMIN = "Sorry, only the bot's operators can reload the question banks."
+RELOADED = (
+    "✅ <b>Question banks reloaded</b>\n{banks}\n{added} question(s) added, {removed} removed."
+)
+REFUSED = (
+    "⚠️ <b>Reload refused</b>: {count} problem(s) found, the banks in use stay as they were.\n"
+    "<pre>{problems}</pre>{more}"
+)
+
+
+async def reload_command(update: Update, context: QuizContext) -> None:
+    """/reload: validate the banks on disk and swap them in (admins only)."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    services = context.services
+    if user.id not in services.settings.admins:
+        log.info("/reload refused for non-admin user %s", user.id)
+        await send_html(context.bot, chat.id, NOT_ADMIN)
+        return
+    log.info("/reload by admin %s", user.id)
+    outcome = await reload_services(services)
+    if outcome.ok:
+        banks = "\n".join(f"• {esc(b)}: {n} question(s)" for b, n in outcome.banks.items())
+        text = RELOADED.format(banks=banks, added=outcome.added, removed=outcome.removed)
+    else:
+        shown = outcome.problems[:SHOWN_PROBLEMS]
+        extra = len(outcome.problems) - len(shown)
+        text = REFUSED.format(
+            count=len(outcome.problems),
+            problems=esc(clip("\n".join(shown), 3000)),
+            more=f"\n…and {extra} more (run <code>quizbot validate</code>)" if extra else "",
+        )
+    await send_html(context.bot, chat.id, text)

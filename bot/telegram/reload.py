@@ -1,0 +1,115 @@
+"""Reloading the question banks without a restart: validate everything first, then swap.
+
+Used by `/reload` (admins) and by SIGHUP. A set of banks with any problem is refused whole and
+the catalog in use stays; nothing in the database changes, so answers to questions that a new
+bank no longer has keep their history, and their old buttons get the "withdrawn" answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.bank.loader import load_banks
+from bot.bank.models import Bank
+from bot.practice.catalog import Catalog
+from bot.telegram.context import QuizApp, Services
+
+log = logging.getLogger(__name__)
+
+SHOWN_PROBLEMS = 5
+
+
+@dataclass
+class ReloadOutcome:
+    """What a reload did: swapped (ok) or refused, and why."""
+
+    ok: bool
+    banks: dict[str, int] = field(default_factory=dict)  # bank id -> questions
+    added: int = 0
+    removed: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for the log."""
+        if not self.ok:
+            return f"reload refused: {len(self.problems)} problem(s), the old banks stay"
+        banks = ", ".join(f"{b} ({n})" for b, n in self.banks.items())
+        return f"reloaded {banks}: {self.added} question(s) added, {self.removed} removed"
+
+
+def _keys(banks: Mapping[str, Bank]) -> set[tuple[str, str]]:
+    return {(bank_id, qid) for bank_id, bank in banks.items() for qid in bank.questions}
+
+
+async def reload_catalog(catalog: Catalog, paths: Sequence[Path]) -> ReloadOutcome:
+    """Load the banks at `paths`; swap them into `catalog` only if all of them are valid."""
+    # Parsing thousands of YAML files takes a while: off the event loop, so updates keep flowing.
+    result = await asyncio.to_thread(load_banks, list(paths))
+    if result.problems or not result.banks:
+        problems = [str(p) for p in result.problems] or ["no question bank found"]
+        outcome = ReloadOutcome(ok=False, problems=problems)
+    else:
+        old, new = _keys(catalog.banks), _keys(result.banks)
+        # The swap is one assignment on the event loop: a handler sees the old or the new set,
+        # never a mix.
+        catalog.replace(result.banks)
+        outcome = ReloadOutcome(
+            ok=True,
+            banks={b: len(bank.questions) for b, bank in result.banks.items()},
+            added=len(new - old),
+            removed=len(old - new),
+        )
+    if outcome.ok:
+        log.info("%s", outcome.summary())
+    else:
+        log.warning("%s; first: %s", outcome.summary(), " | ".join(outcome.problems[:3]))
+    return outcome
+
+
+async def reload_services(services: Services) -> ReloadOutcome:
+    """Reload the banks the settings name into the running catalog."""
+    return await reload_catalog(services.catalog, services.settings.questions)
+
+
+# Tasks started by the signal handler; a reference keeps them from being garbage-collected.
+_signal_tasks: set[asyncio.Task[ReloadOutcome]] = set()
+
+
+def _signal_done(task: asyncio.Task[ReloadOutcome]) -> None:
+    _signal_tasks.discard(task)
+    if not task.cancelled() and (err := task.exception()) is not None:
+        log.error("reload after SIGHUP failed", exc_info=err)
+
+
+def install_sighup(app: QuizApp) -> bool:
+    """Make SIGHUP reload the banks; False where signals cannot be handled (not main thread)."""
+    loop = asyncio.get_running_loop()
+
+    def on_hangup() -> None:
+        services = app.bot_data.services
+        if services is None:
+            return
+        log.info("SIGHUP: reloading question banks")
+        task = loop.create_task(reload_services(services), name="quizbot:reload")
+        _signal_tasks.add(task)
+        task.add_done_callback(_signal_done)
+
+    try:
+        loop.add_signal_handler(signal.SIGHUP, on_hangup)
+    except (NotImplementedError, RuntimeError, ValueError, AttributeError):
+        # Windows has no SIGHUP; a loop outside the main thread cannot take signals.
+        log.info("SIGHUP reload not available here; use /reload")
+        return False
+    return True
+
+
+def remove_sighup() -> None:
+    """Undo install_sighup (post_shutdown)."""
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+        asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)

@@ -1,0 +1,107 @@
+"""What the running bot leaves for `quizbot health` and `/healthz`: start, heartbeat, last update.
+
+Written to the `bot_status` table so a separate process (the CLI, Docker's HEALTHCHECK) can read
+them. Kept cheap: an update only touches memory, and the database at most every few seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Update
+from telegram.ext import Application
+
+from bot.health import HEARTBEAT_INTERVAL_S
+from bot.storage.bot_status import set_status
+from bot.telegram.context import QuizApp, QuizContext, Services
+
+log = logging.getLogger(__name__)
+
+# An update writes last_update_at at most this often; the heartbeat writes the rest.
+UPDATE_WRITE_EVERY_S = 5.0
+HEARTBEAT_JOB = "ops:heartbeat"
+
+
+@dataclass
+class OpsState:
+    """Per-application memory of what was last seen and last written."""
+
+    last_update_at: float | None = None
+    last_written_at: float = float("-inf")
+    updates_seen: int = 0
+
+
+# Per application, without a field in BotData: tests build many apps in one process.
+_states: weakref.WeakKeyDictionary[Application[Any, Any, Any, Any, Any, Any], OpsState] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def ops_state(app: Application[Any, Any, Any, Any, Any, Any]) -> OpsState:
+    """The OpsState of an application (created on first use)."""
+    state = _states.get(app)
+    if state is None:
+        state = _states[app] = OpsState()
+    return state
+
+
+async def _write(services: Services, values: dict[str, str | None]) -> None:
+    now = services.clock.now()
+    await services.db.write(lambda conn: set_status(conn, values, now))
+
+
+async def track_update(update: Update, context: QuizContext) -> None:
+    """Group -1, every update: remember its time; persist it at most every few seconds."""
+    services = context.bot_data.services
+    if services is None:
+        return
+    state = ops_state(context.application)
+    now = services.clock.now()
+    state.last_update_at = now
+    state.updates_seen += 1
+    if now - state.last_written_at >= UPDATE_WRITE_EVERY_S:
+        state.last_written_at = now
+        await _write(services, {"last_update_at": repr(now)})
+
+
+async def heartbeat(context: QuizContext) -> None:
+    """Job: prove the loop is alive, and flush a last_update_at the throttle held back."""
+    services = context.bot_data.services
+    if services is None:
+        return
+    state = ops_state(context.application)
+    values: dict[str, str | None] = {"heartbeat_at": repr(services.clock.now())}
+    if state.last_update_at is not None:
+        values["last_update_at"] = repr(state.last_update_at)
+    await _write(services, values)
+
+
+async def mark_started(app: QuizApp, services: Services) -> None:
+    """post_init: record the start and schedule the heartbeat."""
+    now = repr(services.clock.now())
+    mode = "webhook" if services.settings.webhook_url else "polling"
+    await _write(
+        services, {"started_at": now, "heartbeat_at": now, "stopped_at": None, "mode": mode}
+    )
+    if app.job_queue is not None:
+        for job in app.job_queue.get_jobs_by_name(HEARTBEAT_JOB):
+            job.schedule_removal()
+        app.job_queue.run_repeating(
+            heartbeat,
+            interval=HEARTBEAT_INTERVAL_S,
+            first=HEARTBEAT_INTERVAL_S,
+            name=HEARTBEAT_JOB,
+        )
+
+
+async def mark_stopped(app: QuizApp, services: Services) -> None:
+    """post_shutdown, before the database closes: record a clean stop."""
+    state = ops_state(app)
+    values: dict[str, str | None] = {"stopped_at": repr(services.clock.now())}
+    if state.last_update_at is not None:
+        values["last_update_at"] = repr(state.last_update_at)
+    await _write(services, values)
+    log.info("stopped after %d update(s)", state.updates_seen)

@@ -1,0 +1,238 @@
+"""Webhook mode: a small tornado server in front of the Application, with a health endpoint.
+
+Why not PTB's `Application.run_webhook`: it checks the secret token, but its tornado app serves
+the webhook route only, and operators want `GET /healthz` on the same port. So, as PTB's
+`customwebhookbot` example does, we run the server ourselves: it checks the secret token, puts
+`Update.de_json(...)` on `app.update_queue`, and we call setWebhook. Tornado comes with PTB's
+`webhooks` extra and runs on the same asyncio loop as the Application.
+
+Shutdown (SIGTERM/SIGINT): refuse new posts with 503 (Telegram delivers them again after the
+restart), stop listening, then `Application.stop()`. That puts a stop marker behind the updates
+already queued and waits for `update_queue.join()`: with `concurrent_updates`, `task_done()`
+comes only when an update's handler finished, so every update accepted with 200 is handled to
+the end (handlers commit an answer before replying). Then running jobs finish (JobQueue
+`stop(wait=True)`), and post_shutdown closes the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from telegram import Update
+from tornado.httpserver import HTTPServer
+from tornado.web import Application as WebApp
+from tornado.web import RequestHandler
+
+from bot.config import Settings
+from bot.health import database_report, iso
+from bot.logging_setup import RedactSecrets
+from bot.telegram.context import QuizApp
+from bot.telegram.status import ops_state
+
+log = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+HEALTH_PATH = "/healthz"
+MAX_BODY_BYTES = 4 * 1024 * 1024  # an update is a few KB; this only stops abuse
+DRAIN_TIMEOUT_S = 5.0
+
+
+@dataclass
+class WebhookState:
+    """Shared by the request handlers and the shutdown sequence."""
+
+    accepting: bool = True
+    in_flight: int = 0
+    received: int = 0
+    refused: int = 0
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class UpdateHandler(RequestHandler):
+    """POST <webhook path>: one update from Telegram."""
+
+    def initialize(self, app: QuizApp, secret: str, state: WebhookState) -> None:
+        self.app, self.secret, self.state = app, secret, state
+
+    async def post(self) -> None:
+        self.state.in_flight += 1
+        self.state.idle.clear()
+        try:
+            await self._receive()
+        finally:
+            self.state.in_flight -= 1
+            if not self.state.in_flight:
+                self.state.idle.set()
+
+    async def _receive(self) -> None:
+        given = self.request.headers.get(SECRET_HEADER, "")
+        # Constant-time comparison: the secret is the only thing between us and forged updates.
+        if not hmac.compare_digest(given.encode(), self.secret.encode()):
+            self.state.refused += 1
+            self.send_error(403)
+            return
+        if not self.state.accepting:
+            # Shutting down: not acknowledged, so Telegram delivers it again after the restart.
+            self.send_error(503)
+            return
+        try:
+            update = Update.de_json(json.loads(self.request.body), self.app.bot)
+        except (ValueError, TypeError, KeyError):
+            log.warning("webhook: a body that is not an update (%d bytes)", len(self.request.body))
+            self.send_error(400)
+            return
+        await self.app.update_queue.put(update)
+        self.state.received += 1
+        self.set_status(200)
+        self.finish()
+
+
+class HealthHandler(RequestHandler):
+    """GET /healthz: 200 with a JSON report when healthy, 503 otherwise."""
+
+    def initialize(self, app: QuizApp, state: WebhookState) -> None:
+        self.app, self.state = app, state
+
+    async def get(self) -> None:
+        report = await live_report(self.app, self.state)
+        self.set_status(200 if report["ok"] else 503)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(report))
+
+
+async def live_report(app: QuizApp, state: WebhookState) -> dict[str, Any]:
+    """Health as the running bot sees it: database round trip, banks, updates, push backlog."""
+    services = app.bot_data.services
+    ops = ops_state(app)
+    now = time.time()
+    database: dict[str, Any] = {"ok": False, "error": "not started"}
+    if services is not None:
+        try:
+            full = await services.db.read(lambda conn: database_report(conn, now))
+            database = {k: full[k] for k in ("ok", "schema_version", "push_backlog")}
+        except Exception as err:  # any failure here is the health verdict, not a crash
+            database = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+    catalog = services.catalog.banks if services is not None else {}
+    banks = {bank_id: len(bank.questions) for bank_id, bank in catalog.items()}
+    return {
+        "ok": bool(database["ok"]) and app.running and state.accepting and bool(banks),
+        "mode": "webhook",
+        "accepting_updates": state.accepting,
+        "database": database,
+        "banks": banks,
+        "last_update_at": iso(ops.last_update_at),
+        "updates": {
+            "received": state.received,
+            "refused": state.refused,
+            "queued": app.update_queue.qsize(),
+        },
+    }
+
+
+def _access_log(handler: RequestHandler) -> None:
+    """Failures at WARNING (a wrong secret shows up), successes at DEBUG (one per update)."""
+    status = handler.get_status()
+    level = logging.DEBUG if status < 400 else logging.WARNING
+    request = handler.request
+    log.log(level, "%d %s %s from %s", status, request.method, request.path, request.remote_ip)
+
+
+def make_web_app(app: QuizApp, path: str, secret: str, state: WebhookState) -> WebApp:
+    """The tornado routes: the webhook path and /healthz."""
+    return WebApp(
+        [
+            (path, UpdateHandler, {"app": app, "secret": secret, "state": state}),
+            (HEALTH_PATH, HealthHandler, {"app": app, "state": state}),
+        ],
+        log_function=_access_log,
+    )
+
+
+async def _drain(state: WebhookState) -> None:
+    """Wait for requests past the secret check to put their update on the queue."""
+    if state.in_flight:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(state.idle.wait(), DRAIN_TIMEOUT_S)
+
+
+def _redact_in_logs(secret: str) -> None:
+    """Add the webhook secret to the token redaction (PTB logs setWebhook's params at DEBUG)."""
+    for handler in logging.getLogger().handlers:
+        for flt in handler.filters:
+            if isinstance(flt, RedactSecrets) and secret not in flt.secrets:
+                flt.secrets.append(secret)
+
+
+async def serve(app: QuizApp, settings: Settings) -> None:
+    """Run the bot in webhook mode until SIGTERM or SIGINT, then shut down cleanly."""
+    if not settings.webhook_url:
+        raise ValueError("webhook mode needs QUIZBOT_WEBHOOK_URL or --webhook URL")
+    url = settings.webhook_url
+    path = urlsplit(url).path or "/"
+    configured = settings.webhook_secret.get_secret_value() if settings.webhook_secret else ""
+    # A fresh secret per start when none is configured: Telegram gets it with setWebhook, so
+    # nobody else can know it. token_urlsafe uses only the characters Telegram allows.
+    secret = configured or secrets.token_urlsafe(32)
+    _redact_in_logs(secret)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    state = WebhookState()
+    server: HTTPServer | None = None
+    try:
+        await app.initialize()
+        if app.post_init is not None:
+            await app.post_init(app)
+        await app.start()
+        server = HTTPServer(make_web_app(app, path, secret, state), max_body_size=MAX_BODY_BYTES)
+        server.listen(settings.webhook_port, settings.webhook_listen)
+        await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+        log.info(
+            "webhook mode: %s served on %s:%d (secret %s), health on %s",
+            url,
+            settings.webhook_listen,
+            settings.webhook_port,
+            "from QUIZBOT_WEBHOOK_SECRET" if configured else "generated for this run",
+            HEALTH_PATH,
+        )
+        await stop.wait()
+        log.info("stopping: no new updates taken; %d queued to finish", app.update_queue.qsize())
+    finally:
+        state.accepting = False
+        if server is not None:
+            server.stop()
+            await _drain(state)
+            await server.close_all_connections()
+        if app.running:
+            await app.stop()  # handles every queued update and waits for running jobs
+            if app.post_stop is not None:
+                await app.post_stop(app)
+        await app.shutdown()  # a no-op when initialize() failed
+        if app.post_shutdown is not None:
+            await app.post_shutdown(app)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+
+
+def run_webhook(app: QuizApp, settings: Settings) -> None:
+    """Serve the webhook (blocking); exits 1 with a logged reason when it cannot start."""
+    try:
+        asyncio.run(serve(app, settings))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as err:
+        # Through logging, whose filter redacts the token: PTB's InvalidToken message, for one,
+        # contains it, and an uncaught traceback would print it as it is.
+        log.critical("webhook mode stopped: %s: %s", type(err).__name__, err, exc_info=err)
+        raise SystemExit(1) from None
