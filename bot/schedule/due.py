@@ -13,7 +13,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 TIME_PATTERN = re.compile(r"^([01]?\d|2[0-3])[:.hH]([0-5]\d)$")
 _ZONES: dict[str, ZoneInfo] = {}
@@ -49,6 +50,19 @@ def zone(name: str) -> ZoneInfo | None:
         return None
     _ZONES[name] = found
     return found
+
+
+@cache
+def _names_by_lower() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
+def canonical_zone(name: str) -> str | None:
+    """The IANA name as spelled in the zone database ('europe/berlin' -> 'Europe/Berlin')."""
+    if zone(name) is not None:
+        return name
+    found = _names_by_lower().get(name.strip().lower())
+    return found if found is not None and zone(found) is not None else None
 
 
 def minutes_of(local_time: str) -> int:

@@ -48,3 +48,11 @@ def explain(delivery_id: int) -> str:
 
 def topic(topic_id: str | None) -> str:
     return _checked(f"tp:{topic_id or ALL_TOPICS}")
+
+
+DAILY = re.compile(r"^dl:(\d{4}|off)$")  # daily-time buttons: `dl:0730` or `dl:off`
+
+
+def daily(hhmm: str | None) -> str:
+    """A daily-time button ('07:30'), or Off for None."""
+    return _checked(f"dl:{hhmm.replace(':', '') if hhmm else 'off'}")

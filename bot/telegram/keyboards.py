@@ -89,3 +89,16 @@ def topics_keyboard(bank: Bank, current: str | None) -> InlineKeyboardMarkup:
 def why_keyboard(url: str) -> InlineKeyboardMarkup:
     """Under a revealed group question: a deep link to the member's own breakdown."""
     return InlineKeyboardMarkup([[InlineKeyboardButton(texts.WHY_BUTTON, url=url)]])
+
+
+DAILY_TIMES = ("07:00", "08:00", "12:00", "18:00", "20:00", "21:30")
+
+
+def daily_keyboard(current: str | None) -> InlineKeyboardMarkup:
+    """A few common times (the current one marked) and Off."""
+    buttons = [
+        InlineKeyboardButton(f"• {t} •" if t == current else t, callback_data=callbacks.daily(t))
+        for t in DAILY_TIMES
+    ]
+    off = InlineKeyboardButton(texts.DAILY_OFF_BUTTON, callback_data=callbacks.daily(None))
+    return InlineKeyboardMarkup([*_rows(buttons, 3), [off]])

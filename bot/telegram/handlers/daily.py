@@ -1,0 +1,113 @@
+"""/daily in a private chat: show, set (time and IANA zone) or stop the daily question.
+
+The work is in PushService.subscribe/unsubscribe, keyed by chat id, so the group branch of
+/daily (admins only, issue 5) calls the same service with kind='group'.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from telegram import Update
+
+from bot.schedule import due
+from bot.telegram import callbacks, keyboards, texts
+from bot.telegram.context import QuizContext
+from bot.telegram.handlers.common import effective, learner, query_message
+from bot.telegram.render import esc
+from bot.telegram.sending import edit_or_send, send_html
+
+
+def when(instant: float, tz_name: str) -> str:
+    """A push instant on the subscriber's wall clock, e.g. 'Mon 01 Jun, 07:30'."""
+    tz = due.zone(tz_name) or dt.UTC
+    return dt.datetime.fromtimestamp(instant, tz).strftime("%a %d %b, %H:%M")
+
+
+async def zone_of(context: QuizContext, user_id: int) -> str:
+    """The user's remembered zone, else the bot's default."""
+    prefs = await context.services.practice.prefs(user_id)
+    return prefs.timezone or context.services.settings.default_timezone
+
+
+async def status_text(context: QuizContext, chat_id: int, user_id: int) -> tuple[str, str | None]:
+    """The current subscription as text, and its time (None when off)."""
+    push = context.services.push
+    assert push is not None
+    sub = await push.subscription(chat_id)
+    if sub is None:
+        return texts.DAILY_NONE.format(tz=esc(await zone_of(context, user_id))), None
+    if not sub.active or sub.next_due_at is None:
+        return texts.DAILY_OFF_STATE.format(tz=esc(sub.timezone)), None
+    text = texts.DAILY_CURRENT.format(
+        time=sub.local_time, tz=esc(sub.timezone), next=when(sub.next_due_at, sub.timezone)
+    )
+    return text, sub.local_time
+
+
+async def daily(update: Update, context: QuizContext) -> None:
+    """`/daily`, `/daily 07:30`, `/daily 07:30 Europe/Berlin`, `/daily off`."""
+    if (who := effective(update)) is None:
+        return
+    chat, user = who
+    services = context.services
+    push = services.push
+    assert push is not None
+    await services.practice.register(learner(user))
+    args = context.args or []
+    if not args:
+        text, current = await status_text(context, chat.id, user.id)
+        await send_html(context.bot, chat.id, text, keyboards.daily_keyboard(current))
+        return
+    if args[0].lower() == "off":
+        stopped = await push.unsubscribe(chat.id)
+        await send_html(
+            context.bot, chat.id, texts.DAILY_STOPPED if stopped else texts.DAILY_NOT_SUBSCRIBED
+        )
+        return
+    local_time = due.parse_time(args[0])
+    if local_time is None:
+        await send_html(context.bot, chat.id, texts.DAILY_BAD_TIME.format(value=esc(args[0])))
+        return
+    if len(args) > 1:
+        zone_name = due.canonical_zone(" ".join(args[1:]))
+        if zone_name is None:
+            bad = esc(" ".join(args[1:])[:64])
+            await send_html(context.bot, chat.id, texts.DAILY_BAD_ZONE.format(value=bad))
+            return
+    else:
+        zone_name = await zone_of(context, user.id)
+    occ = await push.subscribe(chat.id, local_time, zone_name, user_id=user.id)
+    text = texts.DAILY_SET.format(time=local_time, tz=esc(zone_name), next=when(occ.at, zone_name))
+    await send_html(context.bot, chat.id, text, keyboards.daily_keyboard(local_time))
+
+
+async def on_daily_button(update: Update, context: QuizContext) -> None:
+    """A time or Off button under the /daily message."""
+    query = update.callback_query
+    if query is None or query.data is None or (who := effective(update)) is None:
+        return
+    chat, user = who
+    match = callbacks.DAILY.match(query.data)
+    push = context.services.push
+    choice = match.group(1) if match else ""
+    local_time = None if choice == "off" else due.parse_time(f"{choice[:2]}:{choice[2:]}")
+    if push is None or (local_time is None and choice != "off"):
+        await query.answer(texts.CB_UNKNOWN)
+        return
+    if local_time is None:
+        await push.unsubscribe(chat.id)
+        await query.answer(texts.CB_DAILY_OFF)
+    else:
+        zone_name = await zone_of(context, user.id)
+        sub = await push.subscription(chat.id)
+        if sub is not None:
+            zone_name = sub.timezone
+        await push.subscribe(chat.id, local_time, zone_name, user_id=user.id)
+        await query.answer(texts.CB_DAILY_SET.format(time=local_time, tz=zone_name))
+    text, current = await status_text(context, chat.id, user.id)
+    message = query_message(query)
+    if message is not None:
+        await edit_or_send(
+            context.bot, chat.id, message.message_id, text, keyboards.daily_keyboard(current)
+        )
