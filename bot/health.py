@@ -58,7 +58,7 @@ def database_report(conn: sqlite3.Connection, now: float) -> dict[str, Any]:
             "last_update_at": iso(last_update),
             "last_update_age_s": round(now - last_update, 1) if last_update else None,
         },
-        "push_backlog": bot_status.push_backlog(conn, today),
+        "push_backlog": bot_status.push_backlog(conn, now, today),
     }
 
 

@@ -135,25 +135,36 @@ async def test_health_after_a_run(env: Path, capsys: pytest.CaptureFixture[str])
         "problems": 0,
         "first_problems": [],
     }
-    assert report["database"]["push_backlog"] is None
+    assert report["database"]["push_backlog"] == {
+        "pending_total": 0,
+        "overdue": 0,
+        "pending_today": 0,
+    }
 
 
 def test_health_reports_push_backlog(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    now = time.time()
+    today = time.strftime("%Y-%m-%d", time.gmtime(now))
+    rows = [
+        (1, today, now - 60, "pending"),
+        (2, today, now - 30, "sending"),
+        (3, today, now - 90, "sent"),
+        (4, today, now + 3600, "pending"),  # due later today: not overdue yet
+        (5, "2000-01-01", 946_684_800.0, "pending"),
+    ]
     with connect_sync(env) as conn:
         apply_migrations(conn)
-        conn.execute("CREATE TABLE daily_log (day TEXT, chat_id INTEGER, state TEXT)")
-        today = time.strftime("%Y-%m-%d", time.gmtime())
-        rows = [
-            (today, 1, "pending"),
-            (today, 2, "sending"),
-            (today, 3, "sent"),
-            ("2000-01-01", 4, "pending"),
-        ]
-        conn.executemany("INSERT INTO daily_log VALUES (?, ?, ?)", rows)
+        conn.executemany(
+            "INSERT INTO push_log (chat_id, local_date, due_at, state) VALUES (?, ?, ?, ?)", rows
+        )
     conn.close()
     code, report = health(capsys)
     assert code == 0
-    assert report["database"]["push_backlog"] == {"pending_total": 3, "pending_today": 2}
+    assert report["database"]["push_backlog"] == {
+        "pending_total": 4,
+        "overdue": 3,
+        "pending_today": 3,
+    }
     assert report["database"]["bot"]["state"] == "never started"
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-PUSH_LOG_TABLE = "daily_log"
+# The daily push keeps one row per (chat, day) here (migration 0002); "daily_log" was its
+# working name. Probed, not assumed: the backlog is reported only where a push log exists.
+PUSH_LOG_TABLES = ("push_log", "daily_log")
 PUSH_BACKLOG_STATES = ("pending", "sending")
 
 
@@ -45,27 +47,27 @@ def schema_version(conn: sqlite3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
 
-def push_backlog(conn: sqlite3.Connection, today: str) -> dict[str, int] | None:
-    """Push deliveries not yet done (all days, and today's), or None without a push log."""
-    if not table_exists(conn, PUSH_LOG_TABLE):
+def push_backlog(conn: sqlite3.Connection, now: float, today: str) -> dict[str, int] | None:
+    """Push rows not yet done: all, overdue, and due today; None without a push log."""
+    table = next((t for t in PUSH_LOG_TABLES if table_exists(conn, t)), None)
+    if table is None:
         return None
-    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({PUSH_LOG_TABLE})")}
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
     if "state" not in columns:
         return None
     marks = ", ".join("?" for _ in PUSH_BACKLOG_STATES)
     where = f"state IN ({marks})"
-    total = conn.execute(
-        f"SELECT COUNT(*) FROM {PUSH_LOG_TABLE} WHERE {where}", PUSH_BACKLOG_STATES
-    ).fetchone()[0]
-    result = {"pending_total": int(total)}
-    # The day column's name is the push log's business; the usual ones are probed.
-    day_column = next((c for c in ("day", "day_key", "date") if c in columns), None)
+
+    def count(extra: str = "", *params: object) -> int:
+        sql = f"SELECT COUNT(*) FROM {table} WHERE {where}{extra}"
+        return int(conn.execute(sql, (*PUSH_BACKLOG_STATES, *params)).fetchone()[0])
+
+    result = {"pending_total": count()}
+    if "due_at" in columns:
+        result["overdue"] = count(" AND due_at <= ?", now)
+    day_column = next((c for c in ("local_date", "day") if c in columns), None)
     if day_column is not None:
-        today_count = conn.execute(
-            f"SELECT COUNT(*) FROM {PUSH_LOG_TABLE} WHERE {where} AND {day_column} = ?",
-            (*PUSH_BACKLOG_STATES, today),
-        ).fetchone()[0]
-        result["pending_today"] = int(today_count)
+        result["pending_today"] = count(f" AND {day_column} = ?", today)
     return result
 
 
