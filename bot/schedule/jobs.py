@@ -20,7 +20,7 @@ JOB_KWARGS: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True, "max
 
 
 def schedule(job_queue: JobQueue[Any], push: PushService) -> None:
-    """Tick every TICK_S (the first at once: catch up after downtime) and wake on time."""
+    """Run at once (catch up after downtime), tick every TICK_S, and wake when due."""
 
     async def wake(_: CallbackContext[Any, Any, Any, Any]) -> None:
         push.wake()
@@ -36,5 +36,8 @@ def schedule(job_queue: JobQueue[Any], push: PushService) -> None:
 
     for job in job_queue.get_jobs_by_name(TICK_JOB):
         job.schedule_removal()
-    job_queue.run_repeating(wake, interval=TICK_S, first=0.0, name=TICK_JOB, job_kwargs=JOB_KWARGS)
+    job_queue.run_repeating(wake, interval=TICK_S, name=TICK_JOB, job_kwargs=JOB_KWARGS)
+    # The catch-up run at start is a one-off: an interval trigger whose start passed while the
+    # scheduler was not yet running skips ahead to the next interval instead of firing.
+    job_queue.run_once(wake, when=0.0, name=WAKE_JOB, job_kwargs=JOB_KWARGS)
     push.on_idle = next_due

@@ -77,6 +77,9 @@ class PushService:
         # Claims in flight: enough to keep the rate with ~250 ms per send, few enough that a
         # kill -9 leaves only a handful of maybe-sent rows to send again.
         self.window = window or max(4, min(32, math.ceil(rate / 4)))
+        # Outcomes are written in batches; when paced, small ones (a few per second cost
+        # nothing) so that a crash leaves few sent-but-unrecorded pushes to send again.
+        self.flush_every = max(1, self.window // 2 if not paced else math.ceil(rate / 50))
         self.pickers: dict[str, dlog.Picker] = {
             "private": private_picker(catalog, rng or random.Random())
         }
@@ -245,7 +248,7 @@ class PushService:
                     inflight, return_when=asyncio.FIRST_COMPLETED
                 )
                 done_outcomes.extend(t.result() for t in finished)
-                if len(done_outcomes) >= max(1, self.window // 2):
+                if len(done_outcomes) >= self.flush_every:
                     retried = await self._flush(done_outcomes)
                     sent += sum(o.state == "sent" for o in done_outcomes)
                     done_outcomes = []
