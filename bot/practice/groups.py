@@ -131,34 +131,36 @@ class GroupService:
     async def ask(self, chat_id: int, *, source: str = "group") -> Delivery | None:
         """Pick the chat's next question (never asked here first) and record its delivery."""
         now = self.clock.now()
+        return await self.db.write(lambda c: self.pick(c, chat_id, source, now))
 
-        def pick(conn: sqlite3.Connection) -> Delivery | None:
-            settings = self._settings(chat_id, gsql.chat_row(conn, chat_id))
-            bank = self.catalog.bank(settings.bank_id)
-            topic = settings.topic if settings.topic and bank.meta.topic(settings.topic) else None
-            candidates = [q.id for q in bank.in_topic(topic)] or list(bank.questions)
-            # In a group nobody's history matters but the chat's: a question asked before is
-            # "seen", and the one asked longest ago comes back first.
-            asked = gsql.asked_in_chat(conn, chat_id, bank.id)
-            history = {qid: Seen(t, True) for qid, t in asked.items()}
-            qid = choose_next(candidates, history, self.rng)
-            if qid is None:
-                return None
-            closes_at = now + settings.window_s
-            did = sql.insert_delivery(
-                conn,
-                chat_id=chat_id,
-                user_id=None,
-                bank_id=bank.id,
-                question_id=qid,
-                source=source,
-                now=now,
-                closes_at=closes_at,
-            )
-            question = bank.questions[qid]
-            return Delivery(did, chat_id, bank.id, question, source, None, now, closes_at)
-
-        return await self.db.write(pick)
+    def pick(
+        self, conn: sqlite3.Connection, chat_id: int, source: str, now: float
+    ) -> Delivery | None:
+        """The chooser inside a caller's transaction (the daily push claims with it too)."""
+        settings = self._settings(chat_id, gsql.chat_row(conn, chat_id))
+        bank = self.catalog.bank(settings.bank_id)
+        topic = settings.topic if settings.topic and bank.meta.topic(settings.topic) else None
+        candidates = [q.id for q in bank.in_topic(topic)] or list(bank.questions)
+        # In a group nobody's history matters but the chat's: a question asked before is
+        # "seen", and the one asked longest ago comes back first.
+        asked = gsql.asked_in_chat(conn, chat_id, bank.id)
+        history = {qid: Seen(t, True) for qid, t in asked.items()}
+        qid = choose_next(candidates, history, self.rng)
+        if qid is None:
+            return None
+        closes_at = now + settings.window_s
+        did = sql.insert_delivery(
+            conn,
+            chat_id=chat_id,
+            user_id=None,
+            bank_id=bank.id,
+            question_id=qid,
+            source=source,
+            now=now,
+            closes_at=closes_at,
+        )
+        question = bank.questions[qid]
+        return Delivery(did, chat_id, bank.id, question, source, None, now, closes_at)
 
     async def discard(self, delivery_id: int) -> None:
         """Telegram refused the question: forget its delivery."""

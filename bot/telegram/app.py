@@ -23,7 +23,7 @@ from bot.telegram import reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.errors import on_error
-from bot.telegram.handlers import group_quiz
+from bot.telegram.handlers import group_daily, group_quiz
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +66,15 @@ def build_application(
                 throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
             ),
         )
-        await group_quiz.on_startup(app.bot, app.bot_data.services, app.job_queue)
         # Daily push (issue 4): crash recovery first, then the JobQueue wakes the runner.
         push = PushService(db, catalog, settings, app.bot, clock=clock, rng=practice.rng)
         app.bot_data.services.push = push
         await push.start()
         if app.job_queue is not None:
             jobs.schedule(app.job_queue, push)
+        # Groups (issue 5): pushed group questions, overdue reveals, open windows re-armed.
+        group_daily.install(app.bot_data.services, app.job_queue)
+        await group_quiz.on_startup(app.bot, app.bot_data.services, app.job_queue)
         await register_commands(app)
         await status.mark_started(app, app.bot_data.services)
         reload.install_sighup(app)

@@ -19,6 +19,7 @@ from bot.telegram.sending import send_html, with_retry
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+CHANNEL_DAILY_TIME = "09:00"
 PRESENT = frozenset({ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER})
 GONE = frozenset({ChatMember.LEFT, ChatMember.BANNED})
 # BadRequest texts that mean "you may not post or edit here": not worth retrying, not a bug.
@@ -86,6 +87,14 @@ async def on_my_chat_member(update: Update, context: QuizContext) -> None:
         if new.status == ChatMember.ADMINISTRATOR:
             log.info("channel %s: bot is an administrator, posting enabled", chat.id)
             await groups.register(chat.id, chat.type, chat.title)
+            push = context.services.push
+            if push is not None and await push.subscription(chat.id) is None:
+                # A channel gets its daily question without asking; an admin posting
+                # `/daily HH:MM Zone` in the channel moves it.
+                settings = await groups.settings(chat.id)
+                await push.subscribe(
+                    chat.id, CHANNEL_DAILY_TIME, settings.timezone, kind="channel"
+                )
         else:
             log.info("channel %s: bot is %s, posting disabled", chat.id, new.status)
             await groups.deactivate(chat.id)
