@@ -93,6 +93,8 @@ GROUP_COMMANDS = [
     ("quiz", "Ask the group a question"),
     ("reveal", "Close the question and show the answer (admins)"),
     ("leaderboard", "This week and all time"),
+    ("window", "How long questions stay open (admins)"),
+    ("quizpoll", "Telegram quiz polls on or off (admins)"),
     ("daily", "Daily group question (admins)"),
     ("help", "How it works"),
 ]
