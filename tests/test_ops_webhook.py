@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,17 @@ def get_json(url: str) -> tuple[int, dict[str, Any]]:
             return int(error.code), json.loads(error.read())
 
 
+def post_raw(url: str, body: bytes, secret: str) -> int:
+    headers = {"Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret}
+    request = urllib.request.Request(url, body, headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        error.close()
+        return int(error.code)
+
+
 def first_button(message: dict[str, Any]) -> str:
     return str(message["reply_markup"]["inline_keyboard"][0][0]["callback_data"])
 
@@ -66,6 +78,8 @@ def test_webhook_checks_secret_serves_health_and_stops_on_sigterm(tmp_path: Path
             # Forged updates: refused before parsing, never processed.
             assert post_webhook(url, factories.command("/quiz", ann, chat), "wrong") == 403
             assert post_webhook(url, factories.command("/quiz", ann, chat), None) == 403
+            assert post_raw(url, b"[1, 2]", SECRET) == 400
+            assert post_raw(url, b"not json", SECRET) == 400
             assert post_webhook(url, factories.command("/help", ann, chat), SECRET) == 200
             server.wait_for(lambda api: api.count("sendMessage", chat_id=601) == 2)
             assert "How quizbot works" in (server.api.last_text(601) or "")

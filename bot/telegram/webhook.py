@@ -87,7 +87,7 @@ class UpdateHandler(RequestHandler):
             return
         try:
             update = Update.de_json(json.loads(self.request.body), self.app.bot)
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("webhook: a body that is not an update (%d bytes)", len(self.request.body))
             self.send_error(400)
             return
