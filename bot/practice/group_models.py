@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from bot.practice.models import Delivery
 
 POLL_MODES = ("buttons", "quiz_poll")
+CLOSED_KEPT = 10_000  # revealed questions remembered to stop late count edits
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,7 @@ class EditThrottle:
         self.gap_s = gap_s
         self._edits: dict[int, deque[float]] = {}
         self._pending: set[int] = set()
-        self._closed: set[int] = set()
+        self._closed: dict[int, None] = {}  # an insertion-ordered set
 
     def decide(self, chat_id: int, delivery_id: int, now: float) -> float | None:
         """0: edit now (and it is counted); > 0: schedule a trailing edit in that many seconds;
@@ -123,8 +124,10 @@ class EditThrottle:
 
     def closing(self, delivery_id: int) -> None:
         """The question is being revealed: no count edit may follow."""
-        self._closed.add(delivery_id)
+        self._closed[delivery_id] = None
         self._pending.discard(delivery_id)
+        while len(self._closed) > CLOSED_KEPT:
+            del self._closed[next(iter(self._closed))]  # the oldest: its taps are long over
 
     def is_closed(self, delivery_id: int) -> bool:
         return delivery_id in self._closed

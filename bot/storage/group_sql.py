@@ -147,33 +147,40 @@ def _tables_with_chat_id(conn: sqlite3.Connection) -> list[str]:
 
 
 def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float) -> bool:
-    """Move a group's settings and history to its supergroup id; False if nothing to move."""
+    """Move a group's settings and history to its supergroup id; False if nothing moved.
+
+    Idempotent, and complete even when another part of the bot (the daily push, on a failed
+    send) already moved the chat row: questions and answers are moved whenever any are left.
+    """
     old = chat_row(conn, old_id)
-    if old is None or old["migrated_to"] == new_id:
-        return False
-    conn.execute(
-        "INSERT INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
-        " leaderboard, poll_mode, tz, created_at, updated_at)"
-        " SELECT ?, 'supergroup', title, 1, bank_id, topic, answer_window_s, leaderboard,"
-        " poll_mode, tz, created_at, ? FROM chats WHERE id = ?"
-        " ON CONFLICT (id) DO UPDATE SET bank_id = COALESCE(chats.bank_id, excluded.bank_id),"
-        " topic = COALESCE(chats.topic, excluded.topic),"
-        " answer_window_s = COALESCE(chats.answer_window_s, excluded.answer_window_s),"
-        " leaderboard = excluded.leaderboard, poll_mode = excluded.poll_mode,"
-        " tz = COALESCE(chats.tz, excluded.tz), active = 1, updated_at = excluded.updated_at",
-        (new_id, now, old_id),
-    )
-    conn.execute("UPDATE deliveries SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
-    conn.execute("UPDATE answers SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+    changed = False
+    if old is not None and old["migrated_to"] != new_id:
+        conn.execute(
+            "INSERT INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
+            " leaderboard, poll_mode, tz, created_at, updated_at)"
+            " SELECT ?, 'supergroup', title, 1, bank_id, topic, answer_window_s, leaderboard,"
+            " poll_mode, tz, created_at, ? FROM chats WHERE id = ?"
+            " ON CONFLICT (id) DO UPDATE SET bank_id = COALESCE(chats.bank_id, excluded.bank_id),"
+            " topic = COALESCE(chats.topic, excluded.topic),"
+            " answer_window_s = COALESCE(chats.answer_window_s, excluded.answer_window_s),"
+            " leaderboard = excluded.leaderboard, poll_mode = excluded.poll_mode,"
+            " tz = COALESCE(chats.tz, excluded.tz), active = 1, updated_at = excluded.updated_at",
+            (new_id, now, old_id),
+        )
+        conn.execute(
+            "UPDATE chats SET migrated_to = ?, active = 0, updated_at = ? WHERE id = ?",
+            (new_id, now, old_id),
+        )
+        changed = True
+    for table in ("deliveries", "answers"):
+        cur = conn.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+        changed = changed or cur.rowcount > 0
     for table in _tables_with_chat_id(conn):
         # OR IGNORE: a row the new id already has (say, a subscription made after the upgrade)
         # wins over the old one, which is then dropped.
-        conn.execute(
+        cur = conn.execute(
             f'UPDATE OR IGNORE "{table}" SET chat_id = ? WHERE chat_id = ?', (new_id, old_id)
         )
         conn.execute(f'DELETE FROM "{table}" WHERE chat_id = ?', (old_id,))
-    conn.execute(
-        "UPDATE chats SET migrated_to = ?, active = 0, updated_at = ? WHERE id = ?",
-        (new_id, now, old_id),
-    )
-    return True
+        changed = changed or cur.rowcount > 0
+    return changed
