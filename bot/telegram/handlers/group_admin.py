@@ -7,7 +7,6 @@ without telling the bot, so a cached list would go stale.
 from __future__ import annotations
 
 import logging
-import re
 
 from telegram import ChatMember, Update
 from telegram.constants import ChatType
@@ -20,7 +19,6 @@ from bot.telegram.sending import send_html
 
 log = logging.getLogger(__name__)
 ADMIN_STATUSES = frozenset({ChatMember.OWNER, ChatMember.ADMINISTRATOR})
-DAILY = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
 async def is_admin(update: Update, context: QuizContext) -> bool:
