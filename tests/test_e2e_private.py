@@ -114,3 +114,19 @@ def test_missing_or_bad_token_stops_with_one_line(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr
         if token:
             assert token not in result.stderr
+
+
+def test_token_rejected_by_telegram_is_never_printed(tmp_path: Path) -> None:
+    other = "654321:" + "Z" * 35  # well formed, but not the token the server knows
+    with FakeBotApiServer() as server:
+        bot = BotProcess(server, tmp_path, env={"BOT_TOKEN": other})
+        bot.start()
+        try:
+            assert bot.proc is not None
+            code = bot.proc.wait(timeout=30)
+        finally:
+            bot.stop()
+    out = bot.output()
+    assert code == 1
+    assert "InvalidToken" in out or "Unauthorized" in out or "rejected" in out, out
+    assert other not in out and other.split(":")[1] not in out

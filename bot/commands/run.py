@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 
 from telegram import Update
@@ -39,8 +40,11 @@ def load_catalog(settings: Settings) -> Catalog | None:
         print(problem, file=sys.stderr)
     if result.problems or not result.banks:
         if not result.banks:
-            print("quizbot: no valid question bank found in "
-                  + ", ".join(str(p) for p in settings.questions), file=sys.stderr)
+            print(
+                "quizbot: no valid question bank found in "
+                + ", ".join(str(p) for p in settings.questions),
+                file=sys.stderr,
+            )
         return None
     return Catalog(result.banks)
 
@@ -61,12 +65,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.telegram.app import build_application  # keeps `validate` & co. light
 
     app = build_application(settings, catalog)
-    if settings.webhook_url:
-        from bot.telegram.webhook import run_webhook
+    try:
+        if settings.webhook_url:
+            from bot.telegram.webhook import run_webhook
 
-        run_webhook(app, settings)
-    else:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+            run_webhook(app, settings)
+        else:
+            app.run_polling(allowed_updates=Update.ALL_TYPES)
+    except Exception as err:
+        # Through the logger, not a bare traceback: PTB's InvalidToken message quotes the token
+        # and only the log handler redacts it.
+        logging.getLogger(__name__).critical(
+            "stopped: %s: %s", type(err).__name__, err, exc_info=err
+        )
+        return 1
     return 0
 
 
