@@ -253,8 +253,8 @@ async def test_timeout_is_sent_again_at_least_once(h: Harness) -> None:
     class SlowBot:
         """Telegram took the message but the answer never came back (once)."""
 
-        async def send_message(self, *args: Any, **kwargs: Any) -> Any:
-            message = await real.send_message(*args, **kwargs)
+        async def _post(self, *args: Any, **kwargs: Any) -> Any:
+            message = await real._post(*args, **kwargs)
             if timeouts:
                 timeouts.pop()
                 raise TimedOut("read timeout")

@@ -9,6 +9,7 @@ wait for it, and it holds the database only for short batch transactions.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import random
@@ -18,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from telegram import InlineKeyboardMarkup
 from telegram.ext import ExtBot
 
 from bot.config import Settings
@@ -28,13 +28,14 @@ from bot.schedule import delivery_log as dlog
 from bot.schedule import due
 from bot.schedule.pacer import GroupWindow, Pacer, Sleep, Unpaced
 from bot.schedule.picker import private_picker
-from bot.schedule.sender import Composer, Sender
+from bot.schedule.sender import Composer, Markup, Sender
 from bot.storage.db import Database
 from bot.telegram import keyboards, render, texts
 from bot.telegram.html_split import split_html
 
 log = logging.getLogger(__name__)
 
+STAND_IN_ID = 987654321987654321  # 18 digits: cannot collide with other callback text
 MATERIALIZE_BATCH = 1000  # subscriptions turned into log rows per transaction (~10 ms)
 DAY_S = 86400.0
 
@@ -98,7 +99,7 @@ class PushService:
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         self._stopping = False
-        self._texts: dict[tuple[str, str], list[str]] = {}
+        self._texts: dict[tuple[str, str], tuple[list[str], str]] = {}
 
     def _now(self) -> float:
         return self.pace_now()
@@ -279,15 +280,18 @@ class PushService:
         now = self.clock.now()
         await self.db.write(lambda c: dlog.migrate_chat(c, old, new, now))
 
-    def _compose_private(self, claim: dlog.Claim) -> tuple[list[str], InlineKeyboardMarkup] | None:
+    def _compose_private(self, claim: dlog.Claim) -> tuple[list[str], Markup] | None:
         question = self.catalog.question(claim.bank_id, claim.question_id)
         if question is None:
             return None
         key = (claim.bank_id, claim.question_id)
-        parts = self._texts.get(key)
-        if parts is None:
-            # The same question goes to many learners: render and split it once.
+        cached = self._texts.get(key)
+        if cached is None:
+            # The same question goes to many learners: render, split and build its keyboard
+            # once (with a stand-in delivery id), then fill in each delivery's id.
             bank = self.catalog.bank(claim.bank_id)
             parts = split_html(texts.DAILY_HEADER + render.question_text(bank, question))
-            self._texts[key] = parts
-        return parts, keyboards.question_keyboard(claim.delivery_id, question)
+            keyboard = keyboards.question_keyboard(STAND_IN_ID, question).to_dict()
+            cached = self._texts[key] = (parts, json.dumps(keyboard))
+        parts, template = cached
+        return parts, json.loads(template.replace(str(STAND_IN_ID), str(claim.delivery_id)))
