@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from telegram import CallbackQuery, Update
 
 from bot.practice.models import AnswerOutcome, AnswerStatus
@@ -11,25 +9,15 @@ from bot.telegram import callbacks, keyboards, render, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_answers
 from bot.telegram.handlers.common import (
+    REFUSALS,
     is_private,
     learner,
+    pressed,
     query_message,
     send_next_question,
 )
 from bot.telegram.render import esc
 from bot.telegram.sending import edit_markup, edit_or_send, send_html
-
-REFUSALS = {
-    AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,
-    AnswerStatus.REMOVED: texts.CB_REMOVED,
-    AnswerStatus.CLOSED: texts.CB_CLOSED,
-}
-
-
-def _match(query: CallbackQuery, pattern: re.Pattern[str]) -> tuple[int, ...] | None:
-    """The integers a callback pattern captured, or None for data we did not make."""
-    m = pattern.match(query.data or "")
-    return tuple(int(g) for g in m.groups()) if m else None
 
 
 async def _refuse(query: CallbackQuery, text: str = texts.CB_UNKNOWN) -> None:
@@ -58,39 +46,27 @@ async def _show_verdict(
 
 async def on_answer(update: Update, context: QuizContext) -> None:
     """A tap on a letter of a single-answer question."""
-    query = update.callback_query
-    if query is None:
+    if (press := await pressed(update, callbacks.ANSWER)) is None:
         return
-    if query.message is not None and not is_private(query.message.chat):
-        return await group_answers.on_answer(update, context)
-    parsed = _match(query, callbacks.ANSWER)
-    message = query_message(query)
-    if parsed is None or message is None:
-        await _refuse(query)
-        return
-    delivery_id, option = parsed
+    if not is_private(press.message.chat):
+        return await group_answers.on_answer(press, context)
+    delivery_id, option = press.numbers
     outcome = await context.services.practice.answer(
-        delivery_id, learner(query.from_user), message.chat_id, frozenset({option})
+        delivery_id, learner(press.query.from_user), press.message.chat_id, frozenset({option})
     )
     if outcome.status in REFUSALS:
-        await _refuse(query, REFUSALS[outcome.status])
+        await _refuse(press.query, REFUSALS[outcome.status])
         return
-    await _show_verdict(query, context, outcome)
+    await _show_verdict(press.query, context, outcome)
 
 
 async def on_toggle(update: Update, context: QuizContext) -> None:
     """A tap on a letter of a multiple-answer question: select or unselect it."""
-    query = update.callback_query
-    if query is None:
+    if (press := await pressed(update, callbacks.TOGGLE)) is None:
         return
-    if query.message is not None and not is_private(query.message.chat):
-        return await group_answers.on_toggle(update, context)
-    parsed = _match(query, callbacks.TOGGLE)
-    message = query_message(query)
-    if parsed is None or message is None:
-        await _refuse(query)
-        return
-    delivery_id, option = parsed
+    if not is_private(press.message.chat):
+        return await group_answers.on_toggle(press, context)
+    query, message, (delivery_id, option) = press.query, press.message, press.numbers
     outcome = await context.services.practice.toggle(
         delivery_id, learner(query.from_user), message.chat_id, option
     )
@@ -113,19 +89,13 @@ async def on_toggle(update: Update, context: QuizContext) -> None:
 
 async def on_submit(update: Update, context: QuizContext) -> None:
     """Submit the selected options of a multiple-answer question."""
-    query = update.callback_query
-    if query is None:
+    if (press := await pressed(update, callbacks.SUBMIT)) is None:
         return
-    if query.message is not None and not is_private(query.message.chat):
-        return await group_answers.on_submit(update, context)
-    parsed = _match(query, callbacks.SUBMIT)
-    message = query_message(query)
-    if parsed is None or message is None:
-        await _refuse(query)
-        return
-    (delivery_id,) = parsed
+    if not is_private(press.message.chat):
+        return await group_answers.on_submit(press, context)
+    query, (delivery_id,) = press.query, press.numbers
     outcome = await context.services.practice.submit(
-        delivery_id, learner(query.from_user), message.chat_id
+        delivery_id, learner(query.from_user), press.message.chat_id
     )
     if outcome.status is AnswerStatus.EMPTY and outcome.delivery is not None:
         count = outcome.delivery.question.select_count
@@ -139,29 +109,18 @@ async def on_submit(update: Update, context: QuizContext) -> None:
 
 async def on_next(update: Update, context: QuizContext) -> None:
     """ "Next question"."""
-    query = update.callback_query
-    if query is None:
+    if (press := await pressed(update, callbacks.NEXT)) is None:
         return
-    parsed = _match(query, callbacks.NEXT)
-    message = query_message(query)
-    if parsed is None or message is None:
-        await _refuse(query)
-        return
-    await query.answer()
-    await send_next_question(context, message.chat_id, query.from_user)
+    await press.query.answer()
+    await send_next_question(context, press.message.chat_id, press.query.from_user)
 
 
 async def on_explain(update: Update, context: QuizContext) -> None:
     """ "All options explained": every option with why it is right or wrong."""
-    query = update.callback_query
-    if query is None:
+    if (press := await pressed(update, callbacks.EXPLAIN)) is None:
         return
-    parsed = _match(query, callbacks.EXPLAIN)
-    message = query_message(query)
-    if parsed is None or message is None:
-        await _refuse(query)
-        return
-    delivery = await context.services.practice.delivery(parsed[0])
+    query, message = press.query, press.message
+    delivery = await context.services.practice.delivery(press.numbers[0])
     if delivery is None or delivery.chat_id != message.chat_id:
         await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
         return

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatType
 
-from bot.practice.models import Delivery, Learner
+from bot.practice.models import AnswerStatus, Delivery, Learner
 from bot.telegram import keyboards, render, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.sending import send_html
@@ -24,6 +27,36 @@ def query_message(query: CallbackQuery) -> Message | None:
     """The message a button sits under, if the bot can still see it (not inline, not too old)."""
     message = query.message
     return message if isinstance(message, Message) else None
+
+
+# What a press that cannot count is told, in private chats and groups alike.
+REFUSALS = {
+    AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,
+    AnswerStatus.REMOVED: texts.CB_REMOVED,
+    AnswerStatus.CLOSED: texts.CB_CLOSED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A button press we made the button for: the query, its message, the numbers in its data."""
+
+    query: CallbackQuery
+    message: Message
+    numbers: tuple[int, ...]
+
+
+async def pressed(update: Update, pattern: re.Pattern[str]) -> Press | None:
+    """Parse a button press; one we cannot use (forged data, no message) is answered politely."""
+    query = update.callback_query
+    if query is None:
+        return None
+    m = pattern.match(query.data or "")
+    message = query_message(query)
+    if m is None or message is None:
+        await query.answer(texts.CB_UNKNOWN)
+        return None
+    return Press(query, message, tuple(int(g) for g in m.groups()))
 
 
 async def send_question(context: QuizContext, delivery: Delivery) -> Message:

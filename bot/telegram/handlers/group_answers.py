@@ -3,37 +3,20 @@ as a private alert, and the live answer count on the shared message, throttled p
 
 from __future__ import annotations
 
-import re
 from typing import Any, cast
 
-from telegram import CallbackQuery, Message, Update
+from telegram import CallbackQuery, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ExtBot, JobQueue
 
 from bot.practice.models import AnswerOutcome, AnswerStatus, Delivery
-from bot.telegram import callbacks, group_render, keyboards, render, texts
+from bot.telegram import group_render, keyboards, render, texts
 from bot.telegram.context import QuizContext, Services
-from bot.telegram.handlers.common import learner, query_message
+from bot.telegram.handlers.common import REFUSALS, Press, learner
 from bot.telegram.handlers.group_quiz import count_job_name
 from bot.telegram.handlers.membership import groups_of, guarded
 from bot.telegram.sending import CANNOT_EDIT, NOT_MODIFIED
-
-REFUSALS = {
-    AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,
-    AnswerStatus.REMOVED: texts.CB_REMOVED,
-    AnswerStatus.CLOSED: texts.CB_CLOSED,
-}
-
-
-def _parse(
-    query: CallbackQuery, pattern: re.Pattern[str]
-) -> tuple[Message, tuple[int, ...]] | None:
-    m = pattern.match(query.data or "")
-    message = query_message(query)
-    if m is None or message is None:
-        return None
-    return message, tuple(int(g) for g in m.groups())
 
 
 async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome) -> None:
@@ -51,56 +34,38 @@ async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOu
         await show_count(context, outcome.delivery, outcome.answer_count)
 
 
-async def on_answer(update: Update, context: QuizContext) -> None:
+async def on_answer(press: Press, context: QuizContext) -> None:
     """A member taps a letter of a single-answer group question."""
-    query = update.callback_query
-    if query is None:
-        return
-    if (parsed := _parse(query, callbacks.ANSWER)) is None:
-        await query.answer(texts.CB_UNKNOWN)
-        return
-    message, (delivery_id, option) = parsed
+    delivery_id, option = press.numbers
     outcome = await context.services.practice.answer(
-        delivery_id, learner(query.from_user), message.chat_id, frozenset({option})
+        delivery_id, learner(press.query.from_user), press.message.chat_id, frozenset({option})
     )
-    await _verdict(query, context, outcome)
+    await _verdict(press.query, context, outcome)
 
 
-async def on_toggle(update: Update, context: QuizContext) -> None:
+async def on_toggle(press: Press, context: QuizContext) -> None:
     """A member selects or unselects a letter of a multiple-answer group question.
 
     The message is shared, so it never shows anyone's selection: the member sees theirs in
     the callback answer only.
     """
-    query = update.callback_query
-    if query is None:
-        return
-    if (parsed := _parse(query, callbacks.TOGGLE)) is None:
-        await query.answer(texts.CB_UNKNOWN)
-        return
-    message, (delivery_id, option) = parsed
+    delivery_id, option = press.numbers
     outcome = await context.services.practice.toggle(
-        delivery_id, learner(query.from_user), message.chat_id, option
+        delivery_id, learner(press.query.from_user), press.message.chat_id, option
     )
     if outcome.status is AnswerStatus.RECORDED:
-        await query.answer(group_render.toggled_alert(outcome.chosen))
+        await press.query.answer(group_render.toggled_alert(outcome.chosen))
         return
-    await _verdict(query, context, outcome)
+    await _verdict(press.query, context, outcome)
 
 
-async def on_submit(update: Update, context: QuizContext) -> None:
+async def on_submit(press: Press, context: QuizContext) -> None:
     """A member submits their selection of a multiple-answer group question."""
-    query = update.callback_query
-    if query is None:
-        return
-    if (parsed := _parse(query, callbacks.SUBMIT)) is None:
-        await query.answer(texts.CB_UNKNOWN)
-        return
-    message, (delivery_id,) = parsed
+    (delivery_id,) = press.numbers
     outcome = await context.services.practice.submit(
-        delivery_id, learner(query.from_user), message.chat_id
+        delivery_id, learner(press.query.from_user), press.message.chat_id
     )
-    await _verdict(query, context, outcome)
+    await _verdict(press.query, context, outcome)
 
 
 async def on_poll_answer(update: Update, context: QuizContext) -> None:
