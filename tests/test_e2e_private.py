@@ -33,22 +33,14 @@ def test_start_quiz_wrong_tap_double_tap(tmp_path: Path) -> None:
         api.push_update(factories.command("/start", LEA, LEA_CHAT))
         server.wait_for(lambda a: "Welcome" in (a.last_text(LEA["id"]) or ""))
 
-        api.push_update(factories.command("/quiz", LEA, LEA_CHAT))
-        question = server.wait_for(lambda a: _question_message(a))
-        buttons = keyboard(question)
-        delivery_id = int(next(iter(buttons.values())).split(":")[1])
-        with sqlite3.connect(bot.db) as conn:
-            (qid,) = conn.execute(
-                "SELECT question_id FROM deliveries WHERE id = ?", (delivery_id,)
-            ).fetchone()
-        q = bank.questions[qid]
-        if q.kind.value == "multiple":  # answer a single-answer question instead
+        # Ask until a single-answer question comes (the bank has "select two" ones too).
+        seen: set[int] = set()
+        while True:
             api.push_update(factories.command("/quiz", LEA, LEA_CHAT))
             question = server.wait_for(
-                lambda a: (
-                    (m := _question_message(a)) and m["message_id"] != question["message_id"] and m
-                )
+                lambda a: (m := _question_message(a)) and m["message_id"] not in seen and m
             )
+            seen.add(question["message_id"])
             buttons = keyboard(question)
             delivery_id = int(next(iter(buttons.values())).split(":")[1])
             with sqlite3.connect(bot.db) as conn:
@@ -56,6 +48,8 @@ def test_start_quiz_wrong_tap_double_tap(tmp_path: Path) -> None:
                     "SELECT question_id FROM deliveries WHERE id = ?", (delivery_id,)
                 ).fetchone()
             q = bank.questions[qid]
+            if q.kind.value == "single":
+                break
         wrong = next(i for i, o in enumerate(q.options) if not o.correct)
 
         tap = factories.callback(buttons[LETTERS[wrong]], LEA, question)
