@@ -227,16 +227,17 @@ async def test_migration_service_message_moves_history(tmp_path: Path) -> None:
         assert db_rows(h.db_path, "SELECT id FROM chats WHERE id = -1006001") == [(-1006001,)]
 
 
-async def test_history_follows_after_the_push_moved_the_chat_row_first(tmp_path: Path) -> None:
-    from bot.schedule import delivery_log
+async def test_migration_seen_by_push_and_by_service_message_moves_once(tmp_path: Path) -> None:
+    from bot.storage import chat_migration
 
     async with running_bot(tmp_path, BANK) as h:
         old = factories.group_chat(-7001, "Pushed group", type="group")
         first = await ask(h, chat=old)
         await tap(h, ANN, first, 0)
         now = h.clock.now()
-        # The daily push met ChatMigrated first: it moved the chat row, not the history.
-        await h.services.db.write(lambda c: delivery_log.migrate_chat(c, -7001, -1007001, now))
+        # The daily push met ChatMigrated first and migrated the chat; the service message
+        # arriving afterwards must find nothing left to move and lose nothing.
+        await h.services.db.write(lambda c: chat_migration.migrate_chat(c, -7001, -1007001, now))
         await h.feed(factories.migrate_from_chat(-1007001, -7001))
         assert db_rows(h.db_path, "SELECT chat_id FROM answers") == [(-1007001,)]
         assert db_rows(h.db_path, "SELECT chat_id FROM deliveries") == [(-1007001,)]

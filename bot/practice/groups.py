@@ -27,6 +27,7 @@ from bot.practice.models import Delivery
 from bot.practice.selection import Seen, choose_next
 from bot.storage import group_sql as gsql
 from bot.storage import practice_sql as sql
+from bot.storage.chat_migration import migrate_chat
 from bot.storage.db import Database
 
 MIN_WINDOW_S = 60
@@ -79,7 +80,7 @@ class GroupService:
     async def migrate(self, old_id: int, new_id: int) -> bool:
         """A group became a supergroup: its settings and history follow the new id."""
         now = self.clock.now()
-        return await self.db.write(lambda c: gsql.migrate_chat(c, old_id, new_id, now))
+        return await self.db.write(lambda c: migrate_chat(c, old_id, new_id, now))
 
     async def settings(self, chat_id: int) -> GroupSettings:
         """A chat's settings with defaults for what it never set."""

@@ -249,34 +249,6 @@ def record(conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float) ->
     conn.executemany("UPDATE chats SET active = 0, updated_at = ? WHERE id = ?", blocked)
 
 
-def migrate_chat(conn: sqlite3.Connection, old: int, new: int, now: float) -> None:
-    """A group became a supergroup: its subscription, chat row and open log rows follow it."""
-    if conn.execute("SELECT 1 FROM subscriptions WHERE chat_id = ?", (new,)).fetchone():
-        conn.execute("DELETE FROM subscriptions WHERE chat_id = ?", (old,))
-    else:
-        conn.execute(
-            "UPDATE subscriptions SET chat_id = ?, kind = 'group', updated_at = ?"
-            " WHERE chat_id = ?",
-            (new, now, old),
-        )
-    conn.execute(
-        "INSERT OR IGNORE INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
-        " leaderboard, poll_mode, created_at, updated_at)"
-        " SELECT ?, 'supergroup', title, 1, bank_id, topic, answer_window_s, leaderboard,"
-        " poll_mode, created_at, ? FROM chats WHERE id = ?",
-        (new, now, old),
-    )
-    conn.execute(
-        "UPDATE chats SET migrated_to = ?, active = 0, updated_at = ? WHERE id = ?",
-        (new, now, old),
-    )
-    conn.execute(
-        "UPDATE OR IGNORE push_log SET chat_id = ? WHERE chat_id = ?"
-        " AND state IN ('pending', 'sending')",
-        (new, old),
-    )
-
-
 def next_wake(conn: sqlite3.Connection) -> float | None:
     """The earliest instant a subscription falls due."""
     row = conn.execute("SELECT MIN(next_due_at) FROM subscriptions WHERE active = 1").fetchone()

@@ -29,6 +29,7 @@ from bot.schedule import due
 from bot.schedule.pacer import GroupWindow, Pacer, Sleep, Unpaced
 from bot.schedule.picker import private_picker
 from bot.schedule.sender import Composer, Markup, Sender
+from bot.storage.chat_migration import migrate_chat
 from bot.storage.db import Database
 from bot.telegram import keyboards, render, texts
 from bot.telegram.html_split import split_html
@@ -278,7 +279,7 @@ class PushService:
 
     async def _migrate(self, old: int, new: int) -> None:
         now = self.clock.now()
-        await self.db.write(lambda c: dlog.migrate_chat(c, old, new, now))
+        await self.db.write(lambda c: migrate_chat(c, old, new, now))
 
     def _compose_private(self, claim: dlog.Claim) -> tuple[list[str], Markup] | None:
         question = self.catalog.question(claim.bank_id, claim.question_id)

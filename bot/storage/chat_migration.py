@@ -1,0 +1,70 @@
+"""A group upgraded to a supergroup gets a new chat id: everything keyed by the old id follows.
+
+One function for every part of the bot that learns of the upgrade (the migrate service message,
+a ChatMigrated error during a push or a reply), so settings, history, subscriptions and the
+push log always move together.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from bot.storage.group_sql import chat_row
+
+
+def _tables_with_chat_id(conn: sqlite3.Connection) -> list[str]:
+    """Tables beyond ours that key rows by chat (subscriptions, delivery logs of the push)."""
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+    found = []
+    for name in names:
+        if name in ("chats", "deliveries", "answers", "schema_migrations"):
+            continue
+        columns = {c[1] for c in conn.execute(f'PRAGMA table_info("{name}")')}
+        if "chat_id" in columns:
+            found.append(name)
+    return found
+
+
+def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float) -> bool:
+    """Move a group's settings and history to its supergroup id; False if nothing moved.
+
+    Idempotent, and complete even when another part of the bot (the daily push, on a failed
+    send) already moved the chat row: questions and answers are moved whenever any are left.
+    """
+    old = chat_row(conn, old_id)
+    changed = False
+    if old is not None and old["migrated_to"] != new_id:
+        conn.execute(
+            "INSERT INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
+            " leaderboard, poll_mode, tz, created_at, updated_at)"
+            " SELECT ?, 'supergroup', title, 1, bank_id, topic, answer_window_s, leaderboard,"
+            " poll_mode, tz, created_at, ? FROM chats WHERE id = ?"
+            " ON CONFLICT (id) DO UPDATE SET bank_id = COALESCE(chats.bank_id, excluded.bank_id),"
+            " topic = COALESCE(chats.topic, excluded.topic),"
+            " answer_window_s = COALESCE(chats.answer_window_s, excluded.answer_window_s),"
+            " leaderboard = excluded.leaderboard, poll_mode = excluded.poll_mode,"
+            " tz = COALESCE(chats.tz, excluded.tz), active = 1, updated_at = excluded.updated_at",
+            (new_id, now, old_id),
+        )
+        conn.execute(
+            "UPDATE chats SET migrated_to = ?, active = 0, updated_at = ? WHERE id = ?",
+            (new_id, now, old_id),
+        )
+        changed = True
+    for table in ("deliveries", "answers"):
+        cur = conn.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+        changed = changed or cur.rowcount > 0
+    for table in _tables_with_chat_id(conn):
+        # OR IGNORE: a row the new id already has (say, a subscription made after the upgrade)
+        # wins over the old one, which is then dropped.
+        cur = conn.execute(
+            f'UPDATE OR IGNORE "{table}" SET chat_id = ? WHERE chat_id = ?', (new_id, old_id)
+        )
+        conn.execute(f'DELETE FROM "{table}" WHERE chat_id = ?', (old_id,))
+        changed = changed or cur.rowcount > 0
+    return changed
