@@ -1,0 +1,79 @@
+"""A push-ready SQLite file and the bot as a subprocess, for the push crash and SIGTERM tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bot.schedule import delivery_log
+from bot.storage.db import connect_sync
+from bot.storage.migrations import apply_migrations
+from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
+
+REPO = Path(__file__).resolve().parent.parent
+SUBSCRIBERS = 300
+FIRST_CHAT = 10_000
+
+
+def seed(db: Path) -> None:
+    """Subscribers whose local time (UTC) was two minutes ago: due now, well within the grace.
+
+    Real time, no clock override: the subprocess is the production binary, unmodified.
+    """
+    now = time.time()
+    local = dt.datetime.fromtimestamp(now - 120, dt.UTC).strftime("%H:%M")
+    conn = connect_sync(db)
+    try:
+        apply_migrations(conn)
+        conn.execute("BEGIN")
+        for chat in range(FIRST_CHAT, FIRST_CHAT + SUBSCRIBERS):
+            conn.execute(
+                "INSERT INTO users (id, first_name, started, created_at, seen_at)"
+                " VALUES (?, 'L', 1, ?, ?)",
+                (chat, now, now),
+            )
+            delivery_log.upsert_subscription(
+                conn,
+                chat_id=chat,
+                user_id=chat,
+                kind="private",
+                local_time=local,
+                timezone="UTC",
+                now=now - 600,
+            )
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def states(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT state, COUNT(*) FROM push_log GROUP BY state").fetchall())
+
+
+def start_bot(server: FakeBotApiServer, db: Path, cwd: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "BOT_TOKEN": TOKEN,
+        "BOT_API_URL": server.url,
+        "QUIZBOT_DB": str(db),
+        "QUIZBOT_PUSH_RATE": "100",
+        "QUIZBOT_LOG_LEVEL": os.environ.get("DBG_LEVEL", "WARNING"),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=cwd,  # no stray .env from the checkout
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def served(api: FakeBotApi) -> int:
+    return sum(1 for chat, n in api.send_counts.items() if isinstance(chat, int) and n > 0)
