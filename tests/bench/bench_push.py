@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import itertools
-import json
 import resource
 import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from telegram import Update
-from telegram._utils.types import ODVInput
-from telegram.request import BaseRequest, RequestData
 
 from bot.commands.run import load_catalog
 from bot.practice.clock import FakeClock
@@ -33,6 +28,7 @@ from bot.storage.migrations import apply_migrations
 from bot.telegram.app import build_application
 from bot.telegram.context import QuizApp, Services
 from tests import factories
+from tests.bench.instant import InstantRequest
 from tests.botharness import make_settings
 
 SUBSCRIBERS = 100_000
@@ -40,52 +36,6 @@ PACED_RATE = 25.0
 PACED_SECONDS = 20.0
 START = dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC)
 TARGETS = {"deliveries/s": 5000.0, "rss MB": 150.0, "rate error": 0.05, "p99 ratio": 2.0}
-
-
-class InstantRequest(BaseRequest):
-    """Answers every call at once with the smallest valid result; records sendMessage times."""
-
-    def __init__(self) -> None:
-        self.ids = itertools.count(1)
-        self.sends: list[float] = []
-
-    @property
-    def read_timeout(self) -> float | None:
-        return 5.0
-
-    async def initialize(self) -> None:
-        """Nothing to open."""
-
-    async def shutdown(self) -> None:
-        """Nothing to close."""
-
-    async def do_request(
-        self,
-        url: str,
-        method: str,
-        request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-    ) -> tuple[int, bytes]:
-        """sendMessage/editMessageText get a Message, getMe a bot, anything else `true`."""
-        name = url.rpartition("/")[2].lower()
-        params = request_data.parameters if request_data else {}
-        result: Any = True
-        if name == "getme":
-            result = {"id": 1, "is_bot": True, "first_name": "Q", "username": "quizbench_bot"}
-        elif name in ("sendmessage", "editmessagetext"):
-            if name == "sendmessage":
-                self.sends.append(time.monotonic())
-            chat_id = int(params.get("chat_id", 0))
-            result = {
-                "message_id": int(params.get("message_id") or next(self.ids)),
-                "date": 0,
-                "chat": {"id": chat_id, "type": "private"},
-                "text": "q",
-            }
-        return 200, json.dumps({"ok": True, "result": result}).encode()
 
 
 def seed(db: Path, count: int, local_time: str) -> None:

@@ -12,10 +12,16 @@ BOT = {"id": 1000001, "is_bot": True, "first_name": "quizbot", "username": "quiz
 
 
 class InstantRequest(BaseRequest):
-    """No network, no fault injection: the cheapest transport PTB can have."""
+    """No network, no fault injection: the cheapest transport PTB can have.
+
+    Sent and edited messages come back as Telegram returns them, text and keyboard included,
+    since parsing that answer is part of what every real call costs. `sends` holds the
+    monotonic time of each sendMessage, for measuring a paced push.
+    """
 
     def __init__(self) -> None:
         self.calls = 0
+        self.sends: list[float] = []
         self._message_id = 0
 
     @property
@@ -47,6 +53,7 @@ class InstantRequest(BaseRequest):
         elif name in ("sendMessage", "editMessageText"):
             if name == "sendMessage":
                 self._message_id += 1
+                self.sends.append(time.monotonic())
             chat_id = params.get("chat_id", 1)
             result = {
                 "message_id": params.get("message_id", self._message_id),
