@@ -131,6 +131,7 @@ class Sender:
             params["allow_paid_broadcast"] = True
         # Bot._post (PTB 22.x, private; errors are raised exactly as for send_message) instead
         # of send_message: building the keyboard objects and parsing the returned Message was
-        # ~60% of the CPU of a push (bench_push), and the push needs only the message id.
+        # ~60% of the CPU of a push (bench_push), and the push needs only the message id. The
+        # public Bot.do_api_request would do the same but warns for endpoints PTB implements.
         result = await self.bot._post("sendMessage", params)
         return int(result["message_id"])
