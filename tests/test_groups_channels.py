@@ -79,6 +79,29 @@ async def test_channel_quiz_poll_mode(tmp_path: Path) -> None:
         assert h.api.count("stopPoll") == 1
 
 
+async def test_daily_push_in_quiz_poll_mode_sends_a_poll(tmp_path: Path) -> None:
+    short = sample_bank.question("p1", correct=(1,), stem="Which one is right?")
+    async with running_bot(tmp_path, sample_bank.bank([short])) as h:
+        push = h.services.push
+        assert push is not None
+        push.pace_now = h.clock.now
+        h.clock.set(dt.datetime(2026, 6, 1, 7, 0, tzinfo=dt.UTC))
+        await make_admin(h)
+        await h.feed(channel_command("/quizpoll on"))
+        h.clock.set(dt.datetime(2026, 6, 1, 9, 0, 30, tzinfo=dt.UTC))
+        assert await push.run_once() == 1
+        [call] = h.api.calls_of("sendPoll")
+        assert call.params["is_anonymous"] is True and call.params["correct_option_ids"] == [1]
+        assert db_rows(h.db_path, "SELECT state FROM push_log") == [("sent",)]
+        [(poll_id, message_id)] = db_rows(
+            h.db_path, "SELECT poll_id, message_id FROM deliveries WHERE source = 'daily'"
+        )
+        assert poll_id and message_id
+        h.clock.advance(601)
+        assert await sweep(h) == 1
+        assert h.api.count("stopPoll") == 1
+
+
 async def test_question_too_long_for_a_poll_goes_out_with_buttons(tmp_path: Path) -> None:
     long = sample_bank.question("long1", stem="Why " * 100 + "?")
     assert not poll_fits(long)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import InlineKeyboardMarkup
@@ -39,7 +40,21 @@ MAX_MIGRATIONS = 2  # a chat id can move once; a loop would be Telegram's bug, n
 # Message parts (HTML) and the keyboard (Bot API JSON) under the last one; None: nothing to send.
 # A composer may return PTB's InlineKeyboardMarkup or its JSON (cheaper: no objects per send).
 Markup = dict[str, Any]
-Composer = Callable[[Claim], tuple[list[str], Markup | InlineKeyboardMarkup | None] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class CustomSend:
+    """A push that is not a text message (a native quiz poll): send(chat_id) -> message id.
+
+    It goes through the same pacing and error handling as a text push; the chat id may change
+    between tries (a migrated group).
+    """
+
+    send: Callable[[int], Awaitable[int]]
+
+
+Composed = tuple[list[str], Markup | InlineKeyboardMarkup | None] | CustomSend
+Composer = Callable[[Claim], Composed | None]
 Migrate = Callable[[int, int], Awaitable[None]]
 
 
@@ -71,14 +86,14 @@ class Sender:
         composed = composer(claim)
         if composed is None:
             return self._done(claim, claim.chat_id, "failed", "question withdrawn")
-        parts, markup = composed
+        steps = self._steps(composed)
         chat_id = claim.chat_id
         sent = 0  # parts already delivered: a retry continues, it does not repeat them
         flood_waits = migrations = 0
         message_id: int | None = None
-        while sent < len(parts):
+        while sent < len(steps):
             try:
-                message_id = await self._send(chat_id, parts[sent], markup, sent == len(parts) - 1)
+                message_id = await steps[sent](chat_id)
                 sent += 1
             except RetryAfter as err:
                 wait = retry_seconds(err)
@@ -109,6 +124,27 @@ class Sender:
                 return self._done(claim, chat_id, "failed", f"{type(err).__name__}: {err}")
         return Outcome(claim.log_id, chat_id, "sent", claim.delivery_id, message_id)
 
+    def _steps(self, composed: Composed) -> list[Callable[[int], Awaitable[int]]]:
+        """One awaitable per message to send, each taking the (current) chat id."""
+        if isinstance(composed, CustomSend):
+            return [lambda chat_id: self._custom(chat_id, composed)]
+        parts, markup = composed
+        last = len(parts) - 1
+        return [
+            lambda chat_id, i=i, part=part: self._send(chat_id, part, markup, i == last)  # type: ignore[misc]
+            for i, part in enumerate(parts)
+        ]
+
+    async def _custom(self, chat_id: int, composed: CustomSend) -> int:
+        """A non-text push, paced like any other."""
+        await self._pace(chat_id)
+        return await composed.send(chat_id)
+
+    async def _pace(self, chat_id: int) -> None:
+        if chat_id < 0:  # groups and channels: 20 a minute each
+            await self.groups.acquire(chat_id)
+        await self.pacer.acquire()
+
     @staticmethod
     def _done(claim: Claim, chat_id: int, state: str, error: str) -> Outcome:
         if state != "retry":
@@ -119,9 +155,7 @@ class Sender:
         self, chat_id: int, text: str, markup: Markup | InlineKeyboardMarkup | None, last: bool
     ) -> int:
         """One sendMessage; returns the message id."""
-        if chat_id < 0:  # groups and channels: 20 a minute each
-            await self.groups.acquire(chat_id)
-        await self.pacer.acquire()
+        await self._pace(chat_id)
         params: dict[str, Any] = {"chat_id": chat_id, "text": text, "parse_mode": ParseMode.HTML}
         if markup is not None and last:
             params["reply_markup"] = (

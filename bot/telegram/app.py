@@ -73,7 +73,7 @@ def build_application(
         if app.job_queue is not None:
             jobs.schedule(app.job_queue, push)
         # Groups (issue 5): pushed group questions, overdue reveals, open windows re-armed.
-        group_daily.install(app.bot_data.services, app.job_queue)
+        group_daily.install(app.bot_data.services, app.bot, app.job_queue)
         await group_quiz.on_startup(app.bot, app.bot_data.services, app.job_queue)
         await register_commands(app)
         await status.mark_started(app, app.bot_data.services)

@@ -9,16 +9,21 @@ its window ends, exactly like one asked with /quiz.
 from __future__ import annotations
 
 import sqlite3
+from functools import partial
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, Update
+from telegram import Update
 from telegram.constants import ChatType
-from telegram.ext import JobQueue
+from telegram.ext import ExtBot, JobQueue
 
+from bot.bank.models import Question
 from bot.schedule import due
 from bot.schedule.delivery_log import Claim, DueRow
+from bot.schedule.sender import Composed, CustomSend
+from bot.storage.group_sql import chat_row
 from bot.telegram import group_render, keyboards, texts
 from bot.telegram.context import QuizContext, Services
+from bot.telegram.handlers import channels
 from bot.telegram.handlers.group_admin import is_admin, reply
 from bot.telegram.handlers.group_quiz import sweep
 from bot.telegram.handlers.membership import groups_of
@@ -30,26 +35,41 @@ SWEEP_JOB = "group-sweep"
 SWEEP_EVERY_S = 20.0
 
 
-def install(services: Services, job_queue: JobQueue[Any] | None) -> None:
+def install(services: Services, bot: ExtBot[None], job_queue: JobQueue[Any] | None) -> None:
     """Teach the push to choose and compose group questions; sweep windows periodically."""
     push, groups = services.push, groups_of(services)
-    windows: dict[int, float] = {}  # delivery id -> window length, from pick to compose
+    # delivery id -> (window length, quiz-poll mode), from pick (in the claim transaction, where
+    # the chat's settings are at hand) to compose
+    picked: dict[int, tuple[float, bool]] = {}
 
     def pick(conn: sqlite3.Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
         delivery = groups.pick(conn, row.chat_id, "daily", now)
         if delivery is None:
             return None
-        windows[delivery.id] = (delivery.closes_at or now) - now
+        chat = chat_row(conn, row.chat_id)
+        polls = chat is not None and chat["poll_mode"] == "quiz_poll"
+        picked[delivery.id] = ((delivery.closes_at or now) - now, polls)
         return delivery.id, delivery.bank_id, delivery.question.id
 
-    def compose(claim: Claim) -> tuple[list[str], InlineKeyboardMarkup | None] | None:
+    def compose(claim: Claim) -> Composed | None:
         question = services.catalog.question(claim.bank_id, claim.question_id)
         if question is None:
             return None
         bank = services.catalog.bank(claim.bank_id)
-        window = windows.pop(claim.delivery_id, float(groups.default_window_s))
+        window, polls = picked.pop(claim.delivery_id, (float(groups.default_window_s), False))
+        if polls and group_render.poll_fits(question):
+            return CustomSend(
+                partial(send_poll, claim, question, anonymous=claim.kind == "channel")
+            )
         text = group_render.group_question_text(bank, question, window, 0)
         return split_html(text), keyboards.question_keyboard(claim.delivery_id, question)
+
+    async def send_poll(claim: Claim, question: Question, chat_id: int, *, anonymous: bool) -> int:
+        """The pushed question as a native quiz poll; its poll id is kept for votes and stop."""
+        message = await channels.send_quiz_poll(bot, chat_id, question, anonymous=anonymous)
+        if message.poll is not None:
+            await groups.attach_poll(claim.delivery_id, message.message_id, message.poll.id)
+        return message.message_id
 
     if push is not None:
         for kind in KINDS:
