@@ -1,0 +1,57 @@
+"""The store: pragmas, migrations applied once, and group commit that keeps writes apart."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.storage.db import Database
+from bot.storage.migrations import available
+
+
+async def test_pragmas_and_migrations_applied_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    async with Database(path) as db:
+        assert (await db.fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
+        assert (await db.fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+        names = [r[0] for r in await db.fetchall("SELECT name FROM schema_migrations")]
+    assert names == [name for name, _ in available()]
+    async with Database(path) as db:  # a second start applies nothing new
+        again = [r[0] for r in await db.fetchall("SELECT name FROM schema_migrations")]
+    assert again == names
+
+
+async def test_concurrent_writes_share_commits_but_not_failures(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    async with Database(path) as db:
+        await db.write(lambda c: c.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)"))
+
+        def insert(k: int) -> Callable[[sqlite3.Connection], int]:
+            def fn(conn: sqlite3.Connection) -> int:
+                conn.execute("INSERT INTO t (k) VALUES (?)", (k,))
+                if k % 10 == 0:
+                    conn.execute("INSERT INTO t (k) VALUES (?)", (k + 1,))  # then fail
+                    raise ValueError(f"refused {k}")
+                return k
+
+            return fn
+
+        results = await asyncio.gather(
+            *(db.write(insert(k)) for k in range(0, 200, 2)), return_exceptions=True
+        )
+        failed = [r for r in results if isinstance(r, ValueError)]
+        assert sorted(str(e) for e in failed) == sorted(f"refused {k}" for k in range(0, 200, 10))
+        rows = {r[0] for r in await db.fetchall("SELECT k FROM t")}
+    # A failing write left nothing behind (not even its first insert); the others all landed.
+    assert rows == {k for k in range(0, 200, 2) if k % 10 != 0}
+
+
+async def test_a_failed_write_does_not_poison_the_next(tmp_path: Path) -> None:
+    async with Database(tmp_path / "s.sqlite3") as db:
+        with pytest.raises(sqlite3.OperationalError):
+            await db.write(lambda c: c.execute("INSERT INTO nowhere VALUES (1)"))
+        assert await db.write(lambda c: c.execute("SELECT 41 + 1").fetchone()[0]) == 42
