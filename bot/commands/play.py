@@ -47,9 +47,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     )
 
 
-def wrap(text: str, indent: str = "") -> str:
+def wrap(text: str, first: str = "", rest: str = "") -> str:
+    """Fill text to the terminal width, first line after a label, later ones indented."""
     return textwrap.fill(
-        " ".join(text.split()), WIDTH, initial_indent=indent, subsequent_indent=indent
+        " ".join(text.split()), WIDTH, initial_indent=first, subsequent_indent=rest
     )
 
 
@@ -58,7 +59,7 @@ def show_question(bank: Bank, q: Question, out: TextIO) -> None:
     print(f"\n[{topic.name if topic else q.topic} · {q.difficulty.value}]", file=out)
     print(wrap(q.stem), file=out)
     for i, option in enumerate(q.options):
-        print(wrap(option.text, " " * 4).replace("    ", f"  {LETTERS[i]}. ", 1), file=out)
+        print(wrap(option.text, f"  {LETTERS[i]}. ", " " * 5), file=out)
     hint = f"select {q.select_count}, e.g. AC" if q.kind is Kind.MULTIPLE else "a letter"
     print(f"Your answer ({hint}; q to quit): ", end="", file=out, flush=True)
 
@@ -71,13 +72,16 @@ def show_verdict(outcome: AnswerOutcome, out: TextIO) -> None:
         "\n✅ Correct!" if outcome.correct else f"\n❌ Not quite. The answer is {right}.", file=out
     )
     for i in sorted(outcome.chosen):
-        print(f"\nYour answer {LETTERS[i]}: " + wrap(q.options[i].rationale), file=out)
+        print("\n" + wrap(q.options[i].rationale, f"Your answer {LETTERS[i]}: ", "  "), file=out)
     if not outcome.correct:
         for i in sorted(q.correct_indices - outcome.chosen):
-            print(f"\nCorrect answer {LETTERS[i]}: " + wrap(q.options[i].rationale), file=out)
-    print("\nExplanation: " + wrap(q.explanation), file=out)
+            print(
+                "\n" + wrap(q.options[i].rationale, f"Correct answer {LETTERS[i]}: ", "  "),
+                file=out,
+            )
+    print("\n" + wrap(q.explanation, "Explanation: ", "  "), file=out)
     if q.trap:
-        print("\n⚠ Common exam trap: " + wrap(q.trap), file=out)
+        print("\n" + wrap(q.trap, "⚠ Common exam trap: ", "  "), file=out)
 
 
 def parse_choice(text: str, q: Question) -> frozenset[int] | None:
