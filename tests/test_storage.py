@@ -55,3 +55,18 @@ async def test_a_failed_write_does_not_poison_the_next(tmp_path: Path) -> None:
         with pytest.raises(sqlite3.OperationalError):
             await db.write(lambda c: c.execute("INSERT INTO nowhere VALUES (1)"))
         assert await db.write(lambda c: c.execute("SELECT 41 + 1").fetchone()[0]) == 42
+
+
+async def test_a_failed_commit_leaves_no_transaction_open(tmp_path: Path) -> None:
+    async with Database(tmp_path / "s.sqlite3") as db:
+        await db.call(
+            lambda c: c.executescript(
+                "CREATE TABLE p (id INTEGER PRIMARY KEY);"
+                " CREATE TABLE ch (p INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED);"
+            )
+        )
+        # The deferred foreign key is only checked at COMMIT, which therefore fails.
+        with pytest.raises(sqlite3.IntegrityError):
+            await db.write(lambda c: c.execute("INSERT INTO ch (p) VALUES (99)"))
+        assert await db.write(lambda c: c.execute("INSERT INTO p (id) VALUES (1)").rowcount) == 1
+        assert await db.fetchall("SELECT p FROM ch") == []

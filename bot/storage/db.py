@@ -49,11 +49,18 @@ def run_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection],
     conn.execute("BEGIN IMMEDIATE")
     try:
         result = fn(conn)
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _abandon(conn)
         raise
-    conn.execute("COMMIT")
     return result
+
+
+def _abandon(conn: sqlite3.Connection) -> None:
+    """Roll back whatever is open: a failed COMMIT (disk full, I/O error, a deferred foreign
+    key) leaves the transaction open, and the next BEGIN on this one connection would fail."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def run_batch(
@@ -75,10 +82,10 @@ def run_batch(
                 conn.execute("ROLLBACK TO w")
                 out.append((False, err))
             conn.execute("RELEASE w")
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _abandon(conn)
         raise
-    conn.execute("COMMIT")
     return out
 
 
