@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -106,6 +107,18 @@ class Settings(BaseSettings):
             return frozenset(int(p) for p in re.split(r"[,\s]+", value) if p)
         if isinstance(value, int):
             return frozenset({value})
+        return value
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        # Checked at start: a typo would otherwise surface as a crash in /stats or /daily.
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"unknown timezone {value!r}: use an IANA name such as Europe/Berlin or UTC"
+            ) from None
         return value
 
     @field_validator("bot_api_url")
