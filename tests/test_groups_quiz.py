@@ -183,6 +183,7 @@ async def test_multiple_answer_question_in_a_group(tmp_path: Path) -> None:
         await h.feed(factories.callback(keys["A"], ANN, message))
         assert "Selected: A" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
         await h.feed(factories.callback(keys["B"], BOB, message))
+        await h.feed(factories.callback(keys["D"], BOB, message))
         await h.feed(factories.callback(keys["C"], ANN, message))
         assert "Selected: A, C" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
         # Selections are per member and never shown on the shared message.
@@ -194,9 +195,9 @@ async def test_multiple_answer_question_in_a_group(tmp_path: Path) -> None:
         await h.feed(factories.callback(keys["Submit ✔️"], BOB, message))
         assert h.api.calls_of("answerCallbackQuery")[-1].params["text"].startswith("❌")
         await h.feed(factories.callback(keys["Submit ✔️"], CY, message))
-        assert "Select two" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
+        assert "Select exactly two" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
         rows = db_rows(h.db_path, "SELECT user_id, chosen, correct FROM answers ORDER BY user_id")
-        assert rows == [(ANN["id"], "0,2", 1), (BOB["id"], "1", 0)]
+        assert rows == [(ANN["id"], "0,2", 1), (BOB["id"], "1,3", 0)]
 
 
 async def test_start_reveals_overdue_windows_and_rearms_open_ones(tmp_path: Path) -> None:

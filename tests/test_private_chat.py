@@ -147,7 +147,12 @@ async def test_multiple_answer_toggle_then_submit(tmp_path: Path) -> None:
         labels = dict(buttons(message))
         assert "Submit ✔️" in labels and "Select two" in message["text"]
         await h.feed(factories.callback(labels["Submit ✔️"], ANN, message))
-        assert "Select two" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
+        assert "Select exactly two" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
+        await h.feed(factories.callback(labels["A"], ANN, message))
+        await h.feed(factories.callback(labels["Submit ✔️"], ANN, message))  # one of two: refused
+        assert "Select exactly two" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
+        await h.feed(factories.callback(labels["A"], ANN, message))  # untick: nothing selected
+        assert db_rows(h.db_path, "SELECT COUNT(*) FROM answers") == [(0,)]
         for letter in "AC":
             current = h.api.message(ANN["id"], message["message_id"])
             await h.feed(factories.callback(labels[letter], ANN, current))

@@ -38,7 +38,7 @@ class AnswerStatus(StrEnum):
     CLOSED = "closed"  # the answer window is over
     REMOVED = "removed"  # the question is no longer in the bank
     UNKNOWN = "unknown"  # no such delivery here, or an option that does not exist
-    EMPTY = "empty"  # Submit with nothing selected
+    EMPTY = "empty"  # Submit without exactly the number of options the question asks for
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,11 +168,12 @@ class PracticeService:
             return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
         question = delivery.question
         if chosen is None:
-            chosen = grading.decode_choice(sql.pending_choice(conn, delivery_id, learner.id))
-            if not chosen:
-                if sql.existing_answer(conn, delivery_id, learner.id) is None:
-                    return AnswerOutcome(AnswerStatus.EMPTY, delivery)
+            if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)
+            chosen = grading.decode_choice(sql.pending_choice(conn, delivery_id, learner.id))
+            if len(chosen) != question.select_count:
+                # "Select two" means two: a wrong count is a slip to correct, not an answer.
+                return AnswerOutcome(AnswerStatus.EMPTY, delivery, chosen)
         if not grading.valid_choice(question, chosen) or (
             question.kind is Kind.SINGLE and len(chosen) != 1
         ):

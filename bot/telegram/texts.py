@@ -39,7 +39,7 @@ CB_UNKNOWN = "This button is no longer valid. Send /quiz for a fresh question."
 CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another one."
 CB_CLOSED = "This question is closed: answers are no longer taken."
 CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
-CB_PICK_FIRST = "Select {count} options first, then tap Submit."
+CB_PICK_FIRST = "Select exactly {count} options, then tap Submit."
 
 # Daily question (/daily) and operators (/admin)
 DAILY_HEADER = "📅 <b>Your daily question</b>\n\n"
