@@ -90,11 +90,26 @@ async def test_double_tap_recorded_once(tmp_path: Path) -> None:
         message = await ask(h)
         data = buttons(message)[0][1]
         await h.feed(factories.callback(data, ANN, message))
+        verdict = h.api.message(ANN["id"], message["message_id"])["text"]
         await h.feed(factories.callback(data, ANN, message))
         last = h.api.calls_of("answerCallbackQuery")[-1].params
         assert "already answered" in last["text"]
         assert db_rows(h.db_path, "SELECT COUNT(*) FROM answers") == [(1,)]
-        assert h.api.count("editMessageText") == 1
+        # The second edit found the verdict in place ("not modified") and changed nothing.
+        assert h.api.message(ANN["id"], message["message_id"])["text"] == verdict
+        assert h.api.count("sendMessage", ANN["id"]) == 1
+
+
+async def test_lost_verdict_edit_is_repaired_by_the_next_tap(tmp_path: Path) -> None:
+    async with running_bot(tmp_path) as h:
+        message = await ask(h)
+        data = buttons(message)[0][1]
+        h.api.fail_next("editMessageText", 502, "Bad Gateway")
+        await h.feed(factories.callback(data, ANN, message))  # recorded; the edit is lost
+        assert "Explanation" not in h.api.message(ANN["id"], message["message_id"])["text"]
+        await h.feed(factories.callback(data, ANN, message))
+        assert "Explanation" in h.api.message(ANN["id"], message["message_id"])["text"]
+        assert db_rows(h.db_path, "SELECT COUNT(*) FROM answers") == [(1,)]
 
 
 async def test_forged_and_stale_buttons_get_polite_answers(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from bot.telegram.handlers.common import (
     REFUSALS,
     is_private,
     learner,
+    message_lock,
     pressed,
     query_message,
     send_next_question,
@@ -27,13 +28,17 @@ async def _refuse(query: CallbackQuery, text: str = texts.CB_UNKNOWN) -> None:
 async def _show_verdict(
     query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome
 ) -> None:
-    """Answer the callback at once with the short verdict, then edit in the full one."""
+    """Answer the callback at once with the short verdict, then edit in the full one.
+
+    A repeated tap edits too: if the first verdict edit was lost (a timeout, a 5xx), the
+    learner still gets it; if it is in place, Telegram's "message is not modified" is ignored.
+    """
     message = query_message(query)
     assert outcome.delivery is not None and message is not None
     if outcome.status is AnswerStatus.ALREADY:
         await query.answer(texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen)))
-        return
-    await query.answer(render.callback_verdict(outcome))
+    else:
+        await query.answer(render.callback_verdict(outcome))
     bank = context.services.catalog.bank(outcome.delivery.bank_id)
     await edit_or_send(
         context.bot,
@@ -67,24 +72,27 @@ async def on_toggle(update: Update, context: QuizContext) -> None:
     if not is_private(press.message.chat):
         return await group_answers.on_toggle(press, context)
     query, message, (delivery_id, option) = press.query, press.message, press.numbers
-    outcome = await context.services.practice.toggle(
-        delivery_id, learner(query.from_user), message.chat_id, option
-    )
-    if outcome.status in REFUSALS:
-        await _refuse(query, REFUSALS[outcome.status])
-        return
-    if outcome.status is AnswerStatus.ALREADY:
-        await query.answer(texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen)))
-        return
-    assert outcome.delivery is not None
-    chosen = render.letters(outcome.chosen) or "nothing"
-    await query.answer(texts.CB_TOGGLED.format(chosen=chosen))
-    await edit_markup(
-        context.bot,
-        message.chat_id,
-        message.message_id,
-        keyboards.question_keyboard(delivery_id, outcome.delivery.question, outcome.chosen),
-    )
+    # Two quick taps run concurrently: the lock keeps their keyboard edits in the order of
+    # their writes, so the ticks shown are the selection Submit will grade.
+    async with message_lock(message.chat_id, message.message_id):
+        outcome = await context.services.practice.toggle(
+            delivery_id, learner(query.from_user), message.chat_id, option
+        )
+        if outcome.status in REFUSALS:
+            await _refuse(query, REFUSALS[outcome.status])
+            return
+        if outcome.status is AnswerStatus.ALREADY:
+            await _show_verdict(query, context, outcome)
+            return
+        assert outcome.delivery is not None
+        chosen = render.letters(outcome.chosen) or "nothing"
+        await query.answer(texts.CB_TOGGLED.format(chosen=chosen))
+        await edit_markup(
+            context.bot,
+            message.chat_id,
+            message.message_id,
+            keyboards.question_keyboard(delivery_id, outcome.delivery.question, outcome.chosen),
+        )
 
 
 async def on_submit(update: Update, context: QuizContext) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import weakref
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, Message, Update, User
@@ -57,6 +59,20 @@ async def pressed(update: Update, pattern: re.Pattern[str]) -> Press | None:
         await query.answer(texts.CB_UNKNOWN)
         return None
     return Press(query, message, tuple(int(g) for g in m.groups()))
+
+
+_message_locks: weakref.WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
+    weakref.WeakValueDictionary()
+)
+
+
+def message_lock(chat_id: int, message_id: int) -> asyncio.Lock:
+    """A lock per message, alive while someone holds or waits for it."""
+    key = (chat_id, message_id)
+    lock = _message_locks.get(key)
+    if lock is None:
+        lock = _message_locks[key] = asyncio.Lock()
+    return lock
 
 
 async def send_question(context: QuizContext, delivery: Delivery) -> Message:
