@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from telegram.error import TimedOut
 
+from bot.schedule import delivery_log
 from bot.schedule.push import PushService
-from tests import factories
+from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -262,6 +263,9 @@ async def test_timeout_is_sent_again_at_least_once(h: Harness) -> None:
 
     push.sender.bot = SlowBot()  # type: ignore[assignment]
     h.clock.advance(120)
+    assert await push.run_once() == 0  # timed out: back to pending, waiting out its backoff
+    assert rows(h.db_path, "SELECT state, attempts FROM push_log") == [("pending", 1)]
+    h.clock.advance(delivery_log.BACKOFF_S[0])
     assert await push.run_once() == 1
     # at-least-once: the maybe-delivered message is sent again, with the same buttons.
     assert h.api.send_counts[121] == 2
@@ -291,3 +295,106 @@ async def test_group_chats_get_at_most_the_group_rate(h: Harness) -> None:
     t0 = h.clock.now()
     await window.acquire(-42)  # the 21st in a minute waits for the window
     assert h.clock.now() - t0 == pytest.approx(60.0)
+
+
+async def test_a_short_outage_backs_off_and_everyone_still_gets_the_question(h: Harness) -> None:
+    push = push_of(h)
+    chats = (131, 132, 133)
+    for chat in chats:
+        await push.subscribe(chat, "06:01", "UTC", user_id=chat)
+    wakes: list[float | None] = []
+    push.on_idle = wakes.append
+    h.api.fail_next("sendMessage", 502, "Bad Gateway", times=15)  # 5 tries' worth for 3 chats
+    h.clock.advance(120)
+    due_at = h.clock.now() - 60
+    assert await push.run_once() == 0
+    # One try each, then the run ends: the rows wait in backoff instead of being claimed again
+    # at the pacer's rate (which burnt every attempt in well under a second).
+    assert h.api.count("sendMessage") == 3
+    retry_at = rows(h.db_path, "SELECT state, not_before - finished_at FROM push_log")
+    assert retry_at == [("pending", delivery_log.BACKOFF_S[0])] * 3
+    # The runner asks to be woken when the first retry is ready, not at tomorrow's push.
+    (earliest,) = rows(h.db_path, "SELECT MIN(not_before) FROM push_log")[0]
+    assert wakes[-1] == earliest
+    gaps = []
+    while set(log_states(h).values()) == {"pending"}:
+        wake = wakes[-1]
+        assert wake is not None and wake > h.clock.now()
+        gaps.append(round(wake - h.clock.now()))
+        h.clock.advance(wake - h.clock.now())  # the wake-up job fires
+        await push.run_once()
+    assert gaps == [5, 30, 120, 600, 1800]  # the backoff schedule, one step per failed try
+    assert log_states(h) == dict.fromkeys(chats, "sent")
+    assert [h.api.send_counts[c] for c in chats] == [1, 1, 1]
+    assert rows(h.db_path, "SELECT DISTINCT attempts FROM push_log") == [(6,)]
+    assert h.clock.now() - due_at < push.grace_s
+    assert wakes[-1] == rows(h.db_path, "SELECT next_due_at FROM subscriptions")[0][0]
+
+
+async def test_retries_give_up_when_the_next_try_would_be_past_the_grace(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(151, "06:01", "UTC", user_id=151)
+    wakes: list[float | None] = []
+    push.on_idle = wakes.append
+    h.api.fail_next("sendMessage", 502, "Bad Gateway", times=1000)  # a long outage
+    h.clock.advance(60)
+    due_at = h.clock.now()
+    await push.run_once()
+    while log_states(h) == {151: "pending"}:
+        wake = wakes[-1]
+        assert wake is not None
+        h.clock.advance(max(0.0, wake - h.clock.now()))
+        await push.run_once()
+    # 7 tries (now, +5 s, +35 s, +2.6 min, +12.6 min, +42.6 min, +1.7 h): the 8th would come
+    # 2.7 h after the due time, past the 2 h grace, so the row gives up instead.
+    assert h.api.count("sendMessage", chat_id=151) == 7
+    state, attempts, error, finished = rows(
+        h.db_path, "SELECT state, attempts, error, finished_at FROM push_log"
+    )[0]
+    assert (state, attempts, error) == ("failed", 7, "gave up after 7 tries: network: Bad Gateway")
+    assert finished - due_at < push.grace_s
+    h.clock.advance(push.grace_s)
+    await push.run_once()
+    assert h.api.count("sendMessage", chat_id=151) == 7  # nothing more for that day
+
+
+async def test_a_row_in_backoff_past_the_grace_at_start_fails_with_its_error(h: Harness) -> None:
+    push = push_of(h)
+    await push.subscribe(161, "06:01", "UTC", user_id=161)
+    h.api.fail_next("sendMessage", 502, "Bad Gateway")
+    h.clock.advance(120)
+    await push.run_once()
+    h.clock.advance(3 * 3600)  # the bot was down across the retry and the rest of the grace
+    await push.start()
+    assert await push.run_once() == 0
+    assert rows(h.db_path, "SELECT state, error FROM push_log") == [
+        ("failed", "gave up: network: Bad Gateway")
+    ]
+
+
+async def test_a_push_after_a_bank_reload_carries_the_edited_question(tmp_path: Path) -> None:
+    old = sample_bank.bank([sample_bank.question("q1", correct=(1,), n_options=4)])
+    async with running_bot(tmp_path, old, push_rate=20.0) as h:
+        push = push_of(h)
+        push.pace_now = h.clock.now
+        push.sleep = Sleeps(h)
+        set_time(h, dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC))
+        await push.subscribe(171, "06:01", "UTC", user_id=171)
+        h.clock.advance(120)
+        assert await push.run_once() == 1  # renders q1 (4 options) into the push's cache
+        # The operator fixes q1 (three options, C correct) and reloads.
+        new = sample_bank.bank(
+            [sample_bank.question("q1", correct=(2,), n_options=3, stem="Fixed stem")]
+        )
+        h.services.catalog.replace({new.id: new})
+        await push.subscribe(172, "06:05", "UTC", user_id=172)
+        h.clock.advance(300)
+        assert await push.run_once() == 1
+        message = h.api.last_message(172)
+        assert message is not None
+        assert "Fixed stem" in message["text"]
+        buttons = [b for row in message["reply_markup"]["inline_keyboard"] for b in row]
+        assert [b["text"] for b in buttons] == ["A", "B", "C"]
+        # Graded by the same question the learner saw: C is right.
+        await h.feed(factories.callback(buttons[2]["callback_data"], factories.user(172), message))
+        assert (h.api.last_text(172) or "").startswith("✅")

@@ -3,7 +3,10 @@ on a connection, run by `Database.write`/`read`, each batch one transaction in o
 
 Life of a log row: pending -> sending (claimed, committed before the API call) -> sent | failed
 | blocked; pending -> skipped when it is more than the grace late. A `sending` row found at
-start was cut off by a crash: it goes back to pending (at-least-once, see README).
+start was cut off by a crash: it goes back to pending (at-least-once, see README). A send that
+may succeed later (timeout, 5xx, repeated 429) goes back to pending with `not_before` set: the
+retry waits an exponential backoff, and the row gives up (failed) once the next try would come
+later than the grace after its due time.
 """
 
 from __future__ import annotations
@@ -14,7 +17,24 @@ from dataclasses import dataclass
 
 from bot.schedule import due
 
-MAX_ATTEMPTS = 5  # claims per row (crashes and timeouts); then it is failed, not retried forever
+# Waits before the 1st, 2nd, ... retry (then the last, repeated). Short first: most outages are
+# blips (a 502 for a second, a timeout); then long enough that an hour-long outage costs a
+# handful of tries, not thousands. The pacer spreads the retried rows out again when they fall
+# ready together. No jitter needed for that reason.
+BACKOFF_S = (5.0, 30.0, 120.0, 600.0, 1800.0, 3600.0)
+# Retries give up on time, not on a count: a retry is scheduled only if it comes no later than
+# the grace after the push fell due (QUIZBOT_PUSH_GRACE_MINUTES, the same "still worth sending"
+# bound that skips pushes missed during downtime), so a morning question is never sent in the
+# evening, and an outage within the grace costs nobody their question. The end of the local day
+# would allow a 06:00 question at 23:59, which the grace rule already says is not wanted.
+# MAX_ATTEMPTS is only a backstop (a crash loop, a huge grace): with the default 120 minutes the
+# schedule above allows 7 tries.
+MAX_ATTEMPTS = 20
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds before the next try of a row claimed `attempts` times so far (1 = first try)."""
+    return BACKOFF_S[min(max(attempts, 1), len(BACKOFF_S)) - 1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,9 +174,13 @@ def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit:
 
 
 def skip_late(conn: sqlite3.Connection, now: float, grace_s: float) -> int:
-    """Pending rows more than the grace late (the bot was down) are skipped for the day."""
+    """Pending rows more than the grace late (the bot was down) are skipped for the day; rows
+    already tried (waiting in backoff, or cut off by a crash) are failed with their last error."""
     cur = conn.execute(
-        "UPDATE push_log SET state = 'skipped', finished_at = ?, error = 'late'"
+        "UPDATE push_log SET finished_at = ?,"
+        " state = CASE WHEN attempts > 0 THEN 'failed' ELSE 'skipped' END,"
+        " error = CASE WHEN attempts > 0 THEN substr('gave up: ' || COALESCE(error, 'late'), 1,"
+        " 200) ELSE 'late' END"
         " WHERE state = 'pending' AND due_at < ?",
         (now, now - grace_s),
     )
@@ -174,14 +198,19 @@ def recover_sending(conn: sqlite3.Connection, now: float) -> int:
 
 
 def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> list[Claim]:
-    """Claim up to `limit` pending rows (oldest first), choosing each one's question once."""
+    """Claim up to `limit` ready pending rows (oldest first), choosing each one's question once.
+
+    Ready: not waiting in backoff (`not_before` passed). Rows exist only once due, so the ready
+    time is COALESCE(not_before, due_at); the expression matches the index push_log_ready.
+    """
     rows = conn.execute(
         "SELECT l.id, l.chat_id, l.attempts, l.delivery_id, d.bank_id AS d_bank,"
         " d.question_id, s.user_id, s.kind, s.bank_id, s.topic, s.active"
         " FROM push_log l LEFT JOIN subscriptions s ON s.chat_id = l.chat_id"
         " LEFT JOIN deliveries d ON d.id = l.delivery_id"
-        " WHERE l.state = 'pending' ORDER BY l.due_at, l.id LIMIT ?",
-        (limit,),
+        " WHERE l.state = 'pending' AND COALESCE(l.not_before, l.due_at) <= ?"
+        " ORDER BY COALESCE(l.not_before, l.due_at), l.id LIMIT ?",
+        (now, limit),
     ).fetchall()
     claims: list[Claim] = []
     done: list[tuple[str, float, str, int]] = []
@@ -218,12 +247,26 @@ def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> lis
     return claims
 
 
-def record(conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float) -> None:
-    """Store the outcome of each send: message ids, inactive chats, retries."""
-    finals, retries, messages, blocked = [], [], [], []
+def record(
+    conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float, grace_s: float
+) -> None:
+    """Store the outcome of each send: message ids, inactive chats, retries (with backoff)."""
+    finals: list[tuple[str, float, str | None, int]] = []
+    retries: list[tuple[float, float, str | None, int]] = []
+    messages: list[tuple[int, int, int]] = []
+    blocked: list[tuple[float, int]] = []
     for o in outcomes:
         if o.state == "retry":
-            retries.append((now, o.error, MAX_ATTEMPTS, o.log_id))
+            # Rare (an outage, a timeout): a lookup per row costs nothing next to the send.
+            attempts, due_at = conn.execute(
+                "SELECT attempts, due_at FROM push_log WHERE id = ?", (o.log_id,)
+            ).fetchone()
+            retry_at = now + retry_delay(attempts)
+            if retry_at > due_at + grace_s or attempts >= MAX_ATTEMPTS:
+                error = f"gave up after {attempts} tries: {o.error}"
+                finals.append(("failed", now, error[:200], o.log_id))
+            else:
+                retries.append((retry_at, now, o.error, o.log_id))
         else:
             finals.append((o.state, now, o.error, o.log_id))
         if o.state == "sent" and o.message_id is not None and o.delivery_id is not None:
@@ -234,9 +277,9 @@ def record(conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float) ->
         "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", finals
     )
     conn.executemany(
-        "UPDATE push_log SET state = CASE WHEN attempts >= ? THEN 'failed' ELSE 'pending' END,"
-        " finished_at = ?, error = ? WHERE id = ?",
-        [(m, t, e, i) for t, e, m, i in retries],
+        "UPDATE push_log SET state = 'pending', not_before = ?, finished_at = ?, error = ?"
+        " WHERE id = ?",
+        retries,
     )
     conn.executemany(
         # chat_id too: after a migration the buttons live in the new chat.
@@ -250,8 +293,17 @@ def record(conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float) ->
 
 
 def next_wake(conn: sqlite3.Connection) -> float | None:
-    """The earliest instant a subscription falls due."""
-    row = conn.execute("SELECT MIN(next_due_at) FROM subscriptions WHERE active = 1").fetchone()
+    """The earliest instant a subscription falls due or a pending row is ready (backoff over).
+
+    A pending row that is ready already (a run stopped claiming early) gives an instant in the
+    past, i.e. "wake now"; rows in backoff give their `not_before`, so a retry is not left to
+    the next tick. Both MINs are answered from an index (subscriptions_due, push_log_ready).
+    """
+    row = conn.execute(
+        "SELECT MIN(t) FROM (SELECT MIN(next_due_at) AS t FROM subscriptions WHERE active = 1"
+        " UNION ALL SELECT MIN(COALESCE(not_before, due_at)) FROM push_log"
+        " WHERE state = 'pending')"
+    ).fetchone()
     return None if row is None or row[0] is None else float(row[0])
 
 

@@ -21,6 +21,7 @@ from functools import partial
 
 from telegram.ext import ExtBot
 
+from bot.bank.models import Bank, Question
 from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
@@ -39,6 +40,19 @@ log = logging.getLogger(__name__)
 STAND_IN_ID = 987654321987654321  # 18 digits: cannot collide with other callback text
 MATERIALIZE_BATCH = 1000  # subscriptions turned into log rows per transaction (~10 ms)
 DAY_S = 86400.0
+TEXT_CACHE_SIZE = 1024  # rendered questions kept; cleared whole when full (reloads add entries)
+
+
+def push_rate(settings: Settings) -> float:
+    """Messages per second the push is paced at."""
+    return settings.paid_broadcast_rate if settings.paid_broadcast else settings.push_rate
+
+
+def push_window(rate: float) -> int:
+    """Claims in flight: enough to keep the rate with ~250 ms per send, few enough that a
+    kill -9 leaves only a handful of maybe-sent rows to send again. Also the number of
+    connections the push needs (bot/telegram/app.py sizes its pool from it)."""
+    return max(4, min(32, math.ceil(rate / 4)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +88,9 @@ class PushService:
         # Tests swap these for a fake clock: pacing and 429 waits then cost no real time.
         self.pace_now: Callable[[], float] = time.monotonic
         self.sleep: Sleep = asyncio.sleep
-        rate = settings.paid_broadcast_rate if settings.paid_broadcast else settings.push_rate
+        rate = push_rate(settings)
         self.pacer: Pacer | Unpaced = Pacer(rate, self._now, self._sleep) if paced else Unpaced()
-        # Claims in flight: enough to keep the rate with ~250 ms per send, few enough that a
-        # kill -9 leaves only a handful of maybe-sent rows to send again.
-        self.window = window or max(4, min(32, math.ceil(rate / 4)))
+        self.window = window or push_window(rate)
         # Outcomes are written in batches; when paced, small ones (a few per second cost
         # nothing) so that a crash leaves few sent-but-unrecorded pushes to send again.
         self.flush_every = max(1, self.window // 2 if not paced else math.ceil(rate / 50))
@@ -100,7 +112,11 @@ class PushService:
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         self._stopping = False
-        self._texts: dict[tuple[str, str], tuple[list[str], str]] = {}
+        # (id(bank), id(question)) -> (bank, question, parts, keyboard JSON). Keyed by object
+        # identity with the objects kept in the value (as render._VERDICT_CACHE): a /reload
+        # brings new objects, so an edited question never meets its old text, and a kept object
+        # cannot have its id reused by another.
+        self._texts: dict[tuple[int, int], tuple[Bank, Question, list[str], str]] = {}
 
     def _now(self) -> float:
         return self.pace_now()
@@ -239,22 +255,19 @@ class PushService:
                     exhausted = len(claims) < want
                     inflight |= {asyncio.create_task(self.sender.deliver(c)) for c in claims}
                 if not inflight:
-                    retried = await self._flush(done_outcomes)
+                    # Retried rows wait in backoff (at least BACKOFF_S[0]): nothing to claim
+                    # again now. The wake at next_wake (their not_before) or a tick runs again.
+                    await self._flush(done_outcomes)
                     sent += sum(o.state == "sent" for o in done_outcomes)
-                    done_outcomes = []
-                    if retried and not self._stopping:
-                        exhausted = False
-                        continue
                     return sent
                 finished, inflight = await asyncio.wait(
                     inflight, return_when=asyncio.FIRST_COMPLETED
                 )
                 done_outcomes.extend(t.result() for t in finished)
                 if len(done_outcomes) >= self.flush_every:
-                    retried = await self._flush(done_outcomes)
+                    await self._flush(done_outcomes)
                     sent += sum(o.state == "sent" for o in done_outcomes)
                     done_outcomes = []
-                    exhausted = exhausted and not retried
         finally:
             # Cancelled mid-push (shutdown timeout): the unsent claims stay `sending` and the
             # next start sends them again, which is the at-least-once rule.
@@ -263,13 +276,12 @@ class PushService:
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
 
-    async def _flush(self, outcomes: list[dlog.Outcome]) -> bool:
-        """Record outcomes in one transaction; True if some go back to pending."""
+    async def _flush(self, outcomes: list[dlog.Outcome]) -> None:
+        """Record outcomes in one transaction (retries go back to pending, in backoff)."""
         if not outcomes:
-            return False
+            return
         now = self.clock.now()
-        await self.db.write(lambda c: dlog.record(c, outcomes, now))
-        return any(o.state == "retry" for o in outcomes)
+        await self.db.write(lambda c: dlog.record(c, outcomes, now, self.grace_s))
 
     def _pick(
         self, conn: sqlite3.Connection, row: dlog.DueRow, now: float
@@ -285,14 +297,16 @@ class PushService:
         question = self.catalog.question(claim.bank_id, claim.question_id)
         if question is None:
             return None
-        key = (claim.bank_id, claim.question_id)
+        bank = self.catalog.bank(claim.bank_id)
+        key = (id(bank), id(question))
         cached = self._texts.get(key)
         if cached is None:
             # The same question goes to many learners: render, split and build its keyboard
             # once (with a stand-in delivery id), then fill in each delivery's id.
-            bank = self.catalog.bank(claim.bank_id)
             parts = split_html(texts.DAILY_HEADER + render.question_text(bank, question))
             keyboard = keyboards.question_keyboard(STAND_IN_ID, question).to_dict()
-            cached = self._texts[key] = (parts, json.dumps(keyboard))
-        parts, template = cached
+            if len(self._texts) >= TEXT_CACHE_SIZE:
+                self._texts.clear()
+            cached = self._texts[key] = (bank, question, parts, json.dumps(keyboard))
+        parts, template = cached[2], cached[3]
         return parts, json.loads(template.replace(str(STAND_IN_ID), str(claim.delivery_id)))

@@ -2,10 +2,11 @@
 
 Delivery rule (also in README): **at-least-once**. A `TimedOut` (or another network error) on
 sendMessage means "maybe delivered": the Bot API has no idempotency key, so we cannot ask.
-We send again (up to MAX_ATTEMPTS claims) with the same delivery, so a duplicate is the same
-question with the same buttons, and answering either counts once (answers are unique per
-delivery and user). A missed daily question breaks the learner's habit; a rare duplicate
-costs a glance. The same rule covers a crash between the API call and the recorded outcome.
+We send again (after a backoff, while within the grace: delivery_log.BACKOFF_S) with the same
+delivery, so a duplicate is the same question with the same buttons, and answering either
+counts once (answers are unique per delivery and user). A missed daily question breaks the
+learner's habit; a rare duplicate costs a glance. The same rule covers a crash between the API
+call and the recorded outcome.
 """
 
 from __future__ import annotations

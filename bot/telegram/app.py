@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
-from telegram.ext import Application, ContextTypes, Defaults
+from telegram.ext import Application, ContextTypes, Defaults, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
@@ -17,7 +17,7 @@ from bot.practice.group_models import EditThrottle
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.schedule import jobs
-from bot.schedule.push import PushService
+from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.db import Database
 from bot.telegram import reload, routes, status
 from bot.telegram.alerts import AdminAlerts
@@ -34,12 +34,45 @@ def build_application(
     *,
     request: BaseRequest | None = None,
     updates_request: BaseRequest | None = None,
+    push_request: BaseRequest | None = None,
     clock: Clock | None = None,
     rng: random.Random | None = None,
     with_updater: bool = True,
 ) -> QuizApp:
-    """The bot, ready for run_polling/run_webhook (or process_update in tests)."""
+    """The bot, ready for run_polling/run_webhook (or process_update in tests).
+
+    The daily push sends through its own bot object and connection pool (`push_request`; by
+    default an HTTPXRequest sized to the push window): it keeps up to 32 sends in flight, and
+    on the replies' pool those would leave learners' answers waiting for a connection (and
+    failing with a pool timeout). Tests that inject `request` and no `push_request` get one
+    shared request, as before.
+    """
     clock = clock or SystemClock()
+    own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
+
+    async def push_bot(app: QuizApp) -> ExtBot[None]:
+        if push_request is None and request is not None:
+            return app.bot
+        if push_request is not None:
+            req = push_request
+        else:
+            # A connection per send in flight and a few spare: a push send never waits for the
+            # pool, so a pool timeout (which PTB reports as TimedOut, i.e. a retry) cannot
+            # happen on a healthy network.
+            req = HTTPXRequest(connection_pool_size=push_window(push_rate(settings)) + 4)
+        bot: ExtBot[None] = ExtBot(
+            settings.require_token(),
+            base_url=settings.api_base_url,
+            base_file_url=f"{settings.bot_api_url}/file/bot",
+            request=req,
+            get_updates_request=req,
+            defaults=app.bot.defaults,
+        )
+        # The request only, not bot.initialize(): that would call getMe again, one more way for
+        # the start to fail, for a bot identity the main bot has already checked.
+        await req.initialize()
+        own_push_request.append(req)
+        return bot
 
     async def post_init(app: QuizApp) -> None:
         db = Database(settings.db)
@@ -67,13 +100,15 @@ def build_application(
             ),
         )
         # Daily push (issue 4): crash recovery first, then the JobQueue wakes the runner.
-        push = PushService(db, catalog, settings, app.bot, clock=clock, rng=practice.rng)
+        sending_bot = await push_bot(app)
+        push = PushService(db, catalog, settings, sending_bot, clock=clock, rng=practice.rng)
         app.bot_data.services.push = push
         await push.start()
         if app.job_queue is not None:
             jobs.schedule(app.job_queue, push)
-        # Groups (issue 5): pushed group questions, overdue reveals, open windows re-armed.
-        group_daily.install(app.bot_data.services, app.bot, app.job_queue)
+        # Groups (issue 5): pushed group questions, overdue reveals, open windows re-armed. The
+        # bot given here sends pushed quiz polls: the push's, so they use the push's pool too.
+        group_daily.install(app.bot_data.services, sending_bot, app.job_queue)
         await group_quiz.on_startup(app.bot, app.bot_data.services, app.job_queue)
         await register_commands(app)
         await status.mark_started(app, app.bot_data.services)
@@ -96,6 +131,8 @@ def build_application(
         if services is not None:
             if services.push is not None:
                 await services.push.stop()
+            while own_push_request:  # after the push stopped: nothing sends through it now
+                await own_push_request.pop().shutdown()
             reload.remove_sighup()
             await status.mark_stopped(app, services)
             await services.db.close()
