@@ -118,6 +118,14 @@ class EditThrottle:
         """Count an edit (or a reveal) made in the chat."""
         self._edits.setdefault(chat_id, deque()).append(now)
 
+    def defer(self, delivery_id: int) -> bool:
+        """A count edit must wait (flood control): True if the caller should schedule the
+        trailing edit, False if one is already pending or the question is closed."""
+        if delivery_id in self._pending or delivery_id in self._closed:
+            return False
+        self._pending.add(delivery_id)
+        return True
+
     def trailing_done(self, delivery_id: int) -> None:
         """The trailing edit ran (or is no longer needed)."""
         self._pending.discard(delivery_id)

@@ -7,8 +7,10 @@ Answers themselves go through `PracticeService.answer`/`toggle`/`submit`: the un
 
 from __future__ import annotations
 
+import asyncio
 import random
 import sqlite3
+import weakref
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.practice import grading
@@ -64,6 +66,22 @@ class GroupService:
         self.default_window_s = default_window_s
         self.default_timezone = default_timezone
         self.throttle = throttle or EditThrottle()
+        # One question posted at a time per chat (see `posting`). Weak values: a chat's lock
+        # lives only while someone holds or waits for it, so idle chats cost nothing.
+        self._posting: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def posting(self, chat_id: int) -> asyncio.Lock:
+        """The chat's lock around "reveal what is open, then post the next question".
+
+        Two /quiz close together would otherwise both post, and the second would try to
+        reveal the first while its sendMessage is still in flight.
+        """
+        lock = self._posting.get(chat_id)
+        if lock is None:
+            lock = self._posting[chat_id] = asyncio.Lock()
+        return lock
 
     # ------------------------------------------------------------------ chats
     async def register(self, chat_id: int, chat_type: str, title: str | None) -> None:
@@ -190,7 +208,8 @@ class GroupService:
         return await self.db.read(lambda c: gsql.open_windows(c, now))
 
     async def claim_reveal(self, delivery_id: int) -> Reveal | None:
-        """Close a question and claim its reveal: None if gone or revealed by someone else."""
+        """Close a question and claim its reveal: None if gone, not posted yet (its message
+        is still on its way) or revealed by someone else."""
         now = self.clock.now()
 
         def claim(conn: sqlite3.Connection) -> Reveal | None:
@@ -214,6 +233,10 @@ class GroupService:
             return Reveal(delivery, len(chosen_list), tuple(per_option), poll.fetchone()[0])
 
         return await self.db.write(claim)
+
+    async def release_reveal(self, delivery_id: int) -> None:
+        """The reveal's edit failed for a passing reason: let the next sweep try again."""
+        await self.db.write(lambda c: gsql.release_reveal(c, delivery_id))
 
     async def is_closed(self, delivery_id: int) -> bool:
         """Whether a windowed question takes no more answers (a "Why?" may be shown)."""

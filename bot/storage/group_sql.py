@@ -47,20 +47,30 @@ def asked_in_chat(conn: sqlite3.Connection, chat_id: int, bank_id: str) -> dict[
 
 
 def unrevealed_in_chat(conn: sqlite3.Connection, chat_id: int) -> list[int]:
-    """Windowed deliveries of a chat not yet revealed, oldest first."""
+    """Posted windowed deliveries of a chat not yet revealed, oldest first.
+
+    One whose message has not arrived yet (`message_id` NULL: the send is in flight, or
+    failed) is left out: revealing it now would close it before its buttons show up, and no
+    reveal would follow. The sweep reveals it once its message is recorded.
+    """
     rows = conn.execute(
         "SELECT id FROM deliveries WHERE chat_id = ? AND closes_at IS NOT NULL"
-        " AND revealed_at IS NULL ORDER BY id",
+        " AND revealed_at IS NULL AND message_id IS NOT NULL ORDER BY id",
         (chat_id,),
     )
     return [r[0] for r in rows]
 
 
 def due_for_reveal(conn: sqlite3.Connection, now: float) -> list[int]:
-    """Windowed deliveries whose window is over (or closed early) and not yet revealed."""
+    """Posted windowed deliveries whose window is over (or closed early), not yet revealed.
+
+    Without a message (in flight, or never accepted) there is nothing to reveal yet; leaving
+    those out also keeps a push that failed for good from being looked at every sweep.
+    """
     rows = conn.execute(
         "SELECT id FROM deliveries WHERE closes_at IS NOT NULL AND revealed_at IS NULL"
-        " AND (closes_at <= ? OR closed_at IS NOT NULL) ORDER BY closes_at",
+        " AND message_id IS NOT NULL AND (closes_at <= ? OR closed_at IS NOT NULL)"
+        " ORDER BY closes_at",
         (now,),
     )
     return [r[0] for r in rows]
@@ -77,13 +87,25 @@ def open_windows(conn: sqlite3.Connection, now: float) -> list[tuple[int, float]
 
 
 def claim_reveal(conn: sqlite3.Connection, delivery_id: int, now: float) -> bool:
-    """Close a delivery and claim its reveal; False if it was revealed already."""
+    """Close a delivery and claim its reveal; False if revealed already or not posted yet.
+
+    A delivery whose message has not arrived (`message_id` NULL) is never claimed: its send
+    is in flight and would land with live buttons after a reveal that edited nothing.
+    """
     cur = conn.execute(
         "UPDATE deliveries SET revealed_at = ?, closed_at = COALESCE(closed_at, ?)"
-        " WHERE id = ? AND revealed_at IS NULL",
+        " WHERE id = ? AND revealed_at IS NULL AND message_id IS NOT NULL",
         (now, now, delivery_id),
     )
     return cur.rowcount == 1
+
+
+def release_reveal(conn: sqlite3.Connection, delivery_id: int) -> None:
+    """Give a claimed reveal back (its edit failed for a passing reason) for the next sweep.
+
+    `closed_at` stays: the question takes no more answers, and the sweep finds it due.
+    """
+    conn.execute("UPDATE deliveries SET revealed_at = NULL WHERE id = ?", (delivery_id,))
 
 
 def discard_delivery(conn: sqlite3.Connection, delivery_id: int) -> None:

@@ -44,7 +44,12 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("quiz", commands.quiz, filters=PRIVATE),
         CommandHandler("topics", commands.topics, filters=PRIVATE),
         CommandHandler("stats", commands.stats, filters=PRIVATE),
-        CommandHandler("help", commands.help_command),
+        # Everywhere; a channel's commands come as channel posts, which are not "messages".
+        CommandHandler(
+            "help",
+            commands.help_command,
+            filters=filters.UpdateType.MESSAGES | filters.UpdateType.CHANNEL_POST,
+        ),
         # Daily question and operators (issue 4); groups' /daily goes through the same
         # PushService.subscribe (issue 5).
         CommandHandler("daily", daily.daily, filters=PRIVATE),

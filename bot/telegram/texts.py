@@ -22,6 +22,19 @@ HELP = (
     "• /topics chooses a topic, /stats shows your progress, /daily sets a daily question.\n"
     "• In a group, /quiz asks everyone; each member gets a private verdict."
 )
+# /help in a group or channel: only what works there (/topics, /stats and the personal /daily
+# are private-chat commands).
+GROUP_HELP = (
+    "<b>How quizbot works here</b>\n\n"
+    "• /quiz posts a question for everyone. Tap a letter to answer: your verdict comes to you "
+    "alone, and the answer is revealed when the question closes.\n"
+    "• After the reveal, <b>Why?</b> opens your own breakdown in a private chat with me.\n"
+    "• /leaderboard shows this week and all time.\n"
+    "• Admins: /reveal closes the open question now, /window &lt;minutes&gt; sets how long "
+    "questions stay open, /quizpoll on|off switches to Telegram quiz polls, "
+    "/daily HH:MM Zone (or /daily off) posts a daily question, /leaderboard off|on.\n"
+    "• For practice on your own (topics, progress, your daily question), message me privately."
+)
 UNKNOWN_COMMAND = "I don't know that command. Try /quiz for a question or /help."
 FREE_TEXT = "Tap a letter under a question to answer it, or send /quiz for a new one."
 NO_QUESTIONS = "There are no questions in this topic yet. Choose another with /topics."

@@ -1,13 +1,16 @@
-"""Private-chat commands: /start, /quiz, /topics, /stats, /help, and what is not a command."""
+"""Private-chat commands: /start, /quiz, /topics, /stats, /help (groups and channels too),
+and what is not a command."""
 
 from __future__ import annotations
 
 from telegram import Update
+from telegram.constants import ChatType
 
 from bot.telegram import keyboards, render, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_quiz
 from bot.telegram.handlers.common import effective, learner, send_next_question
+from bot.telegram.handlers.membership import guarded
 from bot.telegram.render import esc
 from bot.telegram.sending import send_html
 
@@ -70,9 +73,17 @@ async def stats(update: Update, context: QuizContext) -> None:
 
 
 async def help_command(update: Update, context: QuizContext) -> None:
-    """How the bot works."""
-    if update.effective_chat is not None:
-        await send_html(context.bot, update.effective_chat.id, texts.HELP)
+    """How the bot works; in a group or channel, only the commands that work there."""
+    chat = update.effective_chat
+    if chat is None:
+        return
+    if chat.type == ChatType.PRIVATE:
+        await send_html(context.bot, chat.id, texts.HELP)
+        return
+    # guarded: a group may have taken the bot's right to post, or become a supergroup.
+    await guarded(
+        context.services, chat.id, lambda cid: send_html(context.bot, cid, texts.GROUP_HELP)
+    )
 
 
 async def unknown_command(update: Update, context: QuizContext) -> None:

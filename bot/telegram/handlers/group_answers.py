@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ParseMode
-from telegram.error import BadRequest
+from telegram.error import BadRequest, RetryAfter
 from telegram.ext import ExtBot, JobQueue
 
 from bot.practice.models import AnswerOutcome, AnswerStatus, Delivery
@@ -16,7 +16,7 @@ from bot.telegram.context import QuizContext, Services
 from bot.telegram.handlers.common import REFUSALS, Press, learner
 from bot.telegram.handlers.group_quiz import count_job_name
 from bot.telegram.handlers.membership import groups_of, guarded
-from bot.telegram.sending import CANNOT_EDIT, NOT_MODIFIED
+from bot.telegram.sending import CANNOT_EDIT, NOT_MODIFIED, retry_seconds
 
 
 async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome) -> None:
@@ -91,14 +91,22 @@ async def show_count(context: QuizContext, delivery: Delivery, count: int) -> No
     if wait is None:
         return  # a trailing edit is already scheduled and will show the newest count
     if wait == 0:
-        await _edit_count(context.bot, services, delivery, count)
-        return
+        flood = await _edit_count(context.bot, services, delivery, count)
+        if flood is None or not throttle.defer(delivery.id):
+            return
+        wait = flood
+    _schedule_trailing(context, delivery.id, wait)
+
+
+def _schedule_trailing(context: QuizContext, delivery_id: int, wait: float) -> None:
+    """One trailing count edit in `wait` seconds (the delivery is marked pending already)."""
     job_queue: JobQueue[Any] | None = context.job_queue
     if job_queue is None:
-        throttle.trailing_done(delivery.id)  # no scheduler: the next tap or the reveal shows it
+        # No scheduler: the next tap or the reveal shows the count.
+        groups_of(context.services).throttle.trailing_done(delivery_id)
         return
     job_queue.run_once(
-        trailing_count_job, when=wait, data=delivery.id, name=count_job_name(delivery.id)
+        trailing_count_job, when=wait, data=delivery_id, name=count_job_name(delivery_id)
     )
 
 
@@ -113,15 +121,24 @@ async def trailing_count_job(context: QuizContext) -> None:
     if delivery is None or groups.throttle.is_closed(delivery_id):
         return
     groups.throttle.note(delivery.chat_id, services.clock.now())
-    await _edit_count(context.bot, services, delivery, await groups.answer_count(delivery_id))
+    count = await groups.answer_count(delivery_id)
+    flood = await _edit_count(context.bot, services, delivery, count)
+    if flood is not None and groups.throttle.defer(delivery_id):
+        _schedule_trailing(context, delivery_id, flood)
 
 
 async def _edit_count(
     bot: ExtBot[None], services: Services, delivery: Delivery, count: int
-) -> None:
+) -> float | None:
+    """Edit the count into the question; on flood control, the seconds to wait (else None).
+
+    Never waits and resends by itself: the reveal may happen during the wait, and a count
+    edit landing after it would put the answer buttons back on a closed question. The caller
+    leaves the count to a trailing job, which checks first whether the question closed.
+    """
     groups = groups_of(services)
     if delivery.message_id is None or groups.throttle.is_closed(delivery.id):
-        return
+        return None
     message_id = delivery.message_id
     bank = services.catalog.bank(delivery.bank_id)
     window = (delivery.closes_at or delivery.sent_at) - delivery.sent_at
@@ -129,6 +146,10 @@ async def _edit_count(
     markup = keyboards.question_keyboard(delivery.id, delivery.question)
 
     async def edit(chat_id: int) -> None:
+        # Checked again on every try (guarded tries again in a migrated chat): the reveal
+        # always wins.
+        if groups.throttle.is_closed(delivery.id):
+            return
         try:
             await bot.edit_message_text(
                 text, chat_id, message_id, parse_mode=ParseMode.HTML, reply_markup=markup
@@ -139,4 +160,8 @@ async def _edit_count(
             if NOT_MODIFIED not in reason and not any(r in reason for r in CANNOT_EDIT):
                 raise
 
-    await guarded(services, delivery.chat_id, edit)
+    try:
+        await guarded(services, delivery.chat_id, edit, flood_wait=False)
+    except RetryAfter as err:
+        return max(retry_seconds(err), 0.0)
+    return None

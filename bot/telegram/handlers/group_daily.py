@@ -12,8 +12,8 @@ import sqlite3
 from functools import partial
 from typing import Any
 
-from telegram import Update
-from telegram.constants import ChatType
+from telegram import InlineKeyboardMarkup, Update
+from telegram.constants import ChatType, ParseMode
 from telegram.ext import ExtBot, JobQueue
 
 from bot.bank.models import Question
@@ -38,8 +38,11 @@ SWEEP_EVERY_S = 20.0
 def install(services: Services, bot: ExtBot[None], job_queue: JobQueue[Any] | None) -> None:
     """Teach the push to choose and compose group questions; sweep windows periodically."""
     push, groups = services.push, groups_of(services)
-    # delivery id -> (window length, quiz-poll mode), from pick (in the claim transaction, where
-    # the chat's settings are at hand) to compose
+    # delivery id -> (window length, quiz-poll mode), noted by pick inside the claim
+    # transaction, where the chat's settings are at hand, and taken by the first compose. Only
+    # a shortcut: a claim sent again (a retry, or rows recovered after a restart) finds
+    # nothing here, and then both are read from SQLite, the truth, before sending. Composers
+    # are sync and outside any transaction, so that read happens in the async CustomSend.
     picked: dict[int, tuple[float, bool]] = {}
 
     def pick(conn: sqlite3.Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
@@ -55,14 +58,44 @@ def install(services: Services, bot: ExtBot[None], job_queue: JobQueue[Any] | No
         question = services.catalog.question(claim.bank_id, claim.question_id)
         if question is None:
             return None
-        bank = services.catalog.bank(claim.bank_id)
-        window, polls = picked.pop(claim.delivery_id, (float(groups.default_window_s), False))
+        known = picked.pop(claim.delivery_id, None)
+        if known is None:
+            return CustomSend(partial(send_as_stored, claim, question))
+        window, polls = known
+        return composed(claim, question, window, polls)
+
+    def composed(
+        claim: Claim, question: Question, window: float, polls: bool
+    ) -> tuple[list[str], InlineKeyboardMarkup] | CustomSend:
         if polls and group_render.poll_fits(question):
             return CustomSend(
                 partial(send_poll, claim, question, anonymous=claim.kind == "channel")
             )
+        bank = services.catalog.bank(claim.bank_id)
         text = group_render.group_question_text(bank, question, window, 0)
         return split_html(text), keyboards.question_keyboard(claim.delivery_id, question)
+
+    async def send_as_stored(claim: Claim, question: Question, chat_id: int) -> int:
+        """A claim whose pick this process did not see: poll mode and window from SQLite."""
+        delivery = await services.practice.delivery(claim.delivery_id)
+        settings = await groups.settings(chat_id)  # chat_id: where the chat is now
+        window = float(groups.default_window_s)
+        if delivery is not None and delivery.closes_at is not None:
+            window = delivery.closes_at - delivery.sent_at
+        how = composed(claim, question, window, settings.poll_mode == "quiz_poll")
+        if isinstance(how, CustomSend):
+            return await how.send(chat_id)
+        parts, markup = how
+        message_id = 0
+        # Errors go to the push's sender as for any push (no waiting here). A group question
+        # fits one message (bank limits), so a retry never repeats an earlier part.
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            message = await bot.send_message(
+                chat_id, part, parse_mode=ParseMode.HTML, reply_markup=markup if last else None
+            )
+            message_id = message.message_id
+        return message_id
 
     async def send_poll(claim: Claim, question: Question, chat_id: int, *, anonymous: bool) -> int:
         """The pushed question as a native quiz poll; its poll id is kept for votes and stop."""

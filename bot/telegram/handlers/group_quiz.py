@@ -13,9 +13,10 @@ import re
 from typing import Any
 
 from telegram import Message, Update
-from telegram.error import BadRequest
+from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import ExtBot, JobQueue
 
+from bot.practice.group_models import Reveal
 from bot.practice.models import AnswerOutcome, AnswerStatus, Delivery
 from bot.telegram import group_render, keyboards, render, texts
 from bot.telegram.context import QuizContext, Services
@@ -67,7 +68,22 @@ async def post_question(
     *,
     source: str = "group",
 ) -> Delivery | None:
-    """Reveal what is still open in the chat, then post its next question with a window."""
+    """Reveal what is still open in the chat, then post its next question with a window.
+
+    One at a time per chat: a second /quiz waits until the first question's message is
+    recorded, so it finds that question posted and reveals it, rather than racing its send.
+    """
+    async with groups_of(services).posting(chat_id):
+        return await _post_question(bot, services, job_queue, chat_id, source)
+
+
+async def _post_question(
+    bot: ExtBot[None],
+    services: Services,
+    job_queue: JobQueue[Any] | None,
+    chat_id: int,
+    source: str,
+) -> Delivery | None:
     groups = groups_of(services)
     for open_id in await groups.unrevealed(chat_id):
         await reveal(bot, services, job_queue, open_id)
@@ -106,7 +122,12 @@ async def post_question(
 async def reveal(
     bot: ExtBot[None], services: Services, job_queue: JobQueue[Any] | None, delivery_id: int
 ) -> bool:
-    """Close a question and show the answer, shares, explanation and trap (once)."""
+    """Close a question and show the answer, shares, explanation and trap (once).
+
+    False if there was nothing to reveal (revealed already, or its message has not arrived
+    yet) or if Telegram failed for a passing reason: then the claim is given back and the
+    next sweep tries again.
+    """
     groups = groups_of(services)
     # Marked before the claim's await: a count edit already in flight must not land after
     # the reveal and put the question back.
@@ -116,25 +137,41 @@ async def reveal(
     cancel_jobs(job_queue, count_job_name(delivery_id))
     if found is None or found.delivery.message_id is None:
         return False
+    groups.throttle.note(found.delivery.chat_id, services.clock.now())
+    try:
+        await _show_reveal(bot, services, found)
+    except BadRequest:
+        # Not a passing failure (guarded and edit_or_send already handled "no rights" and
+        # "can't be edited"): trying again would fail the same way, so it stays revealed.
+        raise
+    except (RetryAfter, NetworkError) as err:  # TimedOut is a NetworkError too
+        # The revealed mark was committed before the edit; kept, nothing would ever retry
+        # and the question would stay open-looking with dead buttons.
+        await groups.release_reveal(delivery_id)
+        log.warning("reveal of delivery %s deferred to the next sweep: %r", delivery_id, err)
+        return False
+    return True
+
+
+async def _show_reveal(bot: ExtBot[None], services: Services, found: Reveal) -> None:
+    """Stop the poll, or edit the question into its reveal."""
     delivery = found.delivery
     message_id = delivery.message_id
     assert message_id is not None
-    groups.throttle.note(delivery.chat_id, services.clock.now())
     if found.poll_id is not None:
         try:
             await guarded(services, delivery.chat_id, lambda cid: bot.stop_poll(cid, message_id))
         except BadRequest as err:
-            log.info("poll of delivery %s not stopped: %s", delivery_id, err)
-        return True
+            log.info("poll of delivery %s not stopped: %s", delivery.id, err)
+        return
     bank = services.catalog.bank(delivery.bank_id)
     text = group_render.reveal_text(bank, found)
-    markup = keyboards.why_keyboard(group_render.why_url(bot.username, delivery_id))
+    markup = keyboards.why_keyboard(group_render.why_url(bot.username, delivery.id))
     await guarded(
         services,
         delivery.chat_id,
         lambda cid: edit_or_send(bot, cid, message_id, text, markup),
     )
-    return True
 
 
 async def sweep(bot: ExtBot[None], services: Services, job_queue: JobQueue[Any] | None) -> int:
@@ -190,14 +227,16 @@ async def reveal_command(update: Update, context: QuizContext) -> None:
             services, chat.id, lambda cid: send_html(context.bot, cid, texts.GROUP_ADMINS_ONLY)
         )
         return
-    done = 0
     job_queue: JobQueue[Any] | None = context.job_queue
-    for delivery_id in await groups_of(services).unrevealed(chat.id):
-        done += await reveal(context.bot, services, job_queue, delivery_id)
-    if not done:
+    open_ids = await groups_of(services).unrevealed(chat.id)
+    if not open_ids:
         await guarded(
             services, chat.id, lambda cid: send_html(context.bot, cid, texts.GROUP_NOTHING_OPEN)
         )
+    # A reveal that returns False was either won by a concurrent reveal (which shows it) or
+    # deferred to the next sweep after a passing error: "nothing open" would be wrong for both.
+    for delivery_id in open_ids:
+        await reveal(context.bot, services, job_queue, delivery_id)
 
 
 async def why(update: Update, context: QuizContext, payload: str) -> bool:

@@ -40,24 +40,35 @@ def groups_of(services: Services) -> GroupService:
     return services.groups
 
 
+async def _once(call: Callable[[], Awaitable[T]]) -> T:
+    return await call()
+
+
 async def guarded(
-    services: Services, chat_id: int, call: Callable[[int], Awaitable[T]]
+    services: Services,
+    chat_id: int,
+    call: Callable[[int], Awaitable[T]],
+    *,
+    flood_wait: bool = True,
 ) -> T | None:
     """Run a send or edit into a group or channel; None when the bot may not post there.
 
     ChatMigrated moves the chat's rows to the supergroup id and retries there once; Forbidden
     (removed, kicked) marks the chat inactive; "not enough rights" is logged. None of them is
     raised, so a job or a handler never loops on a chat that cannot take messages.
+    A short 429 is waited out and the call made again, unless `flood_wait` is False: then
+    RetryAfter is raised for the caller to decide (an edit that may be stale by then).
     """
     groups = groups_of(services)
+    attempt = with_retry if flood_wait else _once
     try:
         try:
-            return await with_retry(lambda: call(chat_id))
+            return await attempt(lambda: call(chat_id))
         except ChatMigrated as err:
             new_id = int(err.new_chat_id)
             log.info("chat %s became supergroup %s: moving its rows", chat_id, new_id)
             await groups.migrate(chat_id, new_id)
-            return await with_retry(lambda: call(new_id))
+            return await attempt(lambda: call(new_id))
     except Forbidden as err:
         log.info("chat %s: forbidden (%s): marked inactive", chat_id, err)
         await groups.deactivate(chat_id)
