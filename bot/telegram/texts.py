@@ -67,12 +67,9 @@ DAILY_CURRENT = (
     "<code>/daily off</code> stops it."
 )
 DAILY_OFF_STATE = (
-    "Your daily question is off. Pick a time below to start it again "
-    "(timezone <b>{tz}</b>)."
+    "Your daily question is off. Pick a time below to start it again (timezone <b>{tz}</b>)."
 )
-DAILY_SET = (
-    "✅ Daily question set for <b>{time}</b> ({tz}). The next one comes <b>{next}</b>."
-)
+DAILY_SET = "✅ Daily question set for <b>{time}</b> ({tz}). The next one comes <b>{next}</b>."
 DAILY_STOPPED = "Daily question stopped. /daily starts it again."
 DAILY_NOT_SUBSCRIBED = "You had no daily question. /daily sets one."
 DAILY_BAD_TIME = (
