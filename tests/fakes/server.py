@@ -66,6 +66,11 @@ def parse_body(content_type: str, body: bytes, query: str) -> dict[str, Any]:
     return params
 
 
+# How long a test waits for the bot to do something before failing. Generous: on a busy 2-core
+# CI machine a subprocess bot can take seconds to start; a passing test never waits this long.
+WAIT_S = 30.0
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.0"  # one request per connection: nothing idles past shutdown
@@ -188,7 +193,7 @@ class FakeBotApiServer:
     def wait_for(
         self,
         predicate: Callable[[FakeBotApi], T],
-        timeout: float = 10.0,
+        timeout: float = WAIT_S,
         interval: float = 0.02,
     ) -> T:
         """Poll `predicate(api)` until truthy and return its value; AssertionError on timeout."""
@@ -197,7 +202,7 @@ class FakeBotApiServer:
     async def wait_for_async(
         self,
         predicate: Callable[[FakeBotApi], T],
-        timeout: float = 10.0,  # noqa: ASYNC109 - same signature as wait_for
+        timeout: float = WAIT_S,  # noqa: ASYNC109 - same signature as wait_for
         interval: float = 0.02,
     ) -> T:
         """`wait_for` for async tests: sleeps with asyncio so an in-loop bot keeps running."""
@@ -212,7 +217,7 @@ class FakeBotApiServer:
 def wait_for(
     api: FakeBotApi,
     predicate: Callable[[FakeBotApi], T],
-    timeout: float = 10.0,
+    timeout: float = WAIT_S,
     interval: float = 0.02,
 ) -> T:
     """Poll `predicate(api)` until truthy and return its value; AssertionError on timeout."""
@@ -228,7 +233,7 @@ def wait_for(
 async def wait_for_async(
     api: FakeBotApi,
     predicate: Callable[[FakeBotApi], T],
-    timeout: float = 10.0,  # noqa: ASYNC109 - the timeout error lists the last calls
+    timeout: float = WAIT_S,  # noqa: ASYNC109 - the timeout error lists the last calls
     interval: float = 0.02,
 ) -> T:
     """Like `wait_for`, but yields to the event loop between checks."""
