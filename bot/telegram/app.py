@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
-from telegram.ext import Application, ContextTypes, Defaults, ExtBot
+from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
@@ -143,7 +143,6 @@ def build_application(
         .base_url(settings.api_base_url)
         .base_file_url(f"{settings.bot_api_url}/file/bot")
         .context_types(ContextTypes(context=QuizContext, bot_data=BotData))
-        .defaults(Defaults(allow_sending_without_reply=True))
         # Answers are independent per user and the database enforces one answer per user and
         # question, so updates need not wait for each other.
         .concurrent_updates(32)
