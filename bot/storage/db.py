@@ -71,6 +71,13 @@ def run_batch(
     One function raising rolls back only its own work; the others still commit together.
     Returns (ok, result-or-exception) per function.
     """
+    if len(fns) == 1:
+        # Alone in its transaction, a function's failure can roll back the whole of it:
+        # no savepoint needed (the common case when answers do not overlap).
+        try:
+            return [(True, run_transaction(conn, fns[0]))]
+        except Exception as err:
+            return [(False, err)]
     out: list[tuple[bool, Any]] = []
     conn.execute("BEGIN IMMEDIATE")
     try:
