@@ -45,7 +45,12 @@ def make_settings(tmp_path: Path, **extra: Any) -> Settings:
 
 @asynccontextmanager
 async def running_bot(
-    tmp_path: Path, bank: Bank | None = None, *, api: FakeBotApi | None = None, **settings: Any
+    tmp_path: Path,
+    bank: Bank | None = None,
+    *,
+    api: FakeBotApi | None = None,
+    more_banks: tuple[Bank, ...] = (),
+    **settings: Any,
 ) -> AsyncIterator[Harness]:
     """Start the app's services as run_polling would, without polling."""
     api = api or FakeBotApi()
@@ -53,7 +58,7 @@ async def running_bot(
     bank = bank or sample_bank.bank()
     app = build_application(
         make_settings(tmp_path, **settings),
-        Catalog({bank.id: bank}),
+        Catalog({b.id: b for b in (bank, *more_banks)}),
         request=FakeRequest(api),
         clock=clock,
         rng=random.Random(3),

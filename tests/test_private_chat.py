@@ -59,6 +59,33 @@ async def test_deep_link_starts_topic(tmp_path: Path) -> None:
         assert q.topic == "beta"
 
 
+async def test_topics_offer_other_banks_and_switch(tmp_path: Path) -> None:
+    other = sample_bank.bank([sample_bank.question("o1", "gamma")], bank_id="other")
+    async with running_bot(tmp_path, more_banks=(other,)) as h:
+        await h.feed(factories.command("/topics", ANN, ANN_CHAT))
+        menu = h.api.last_message(ANN["id"]) or {}
+        switch = dict(buttons(menu))["📚 Bank other"]
+        await h.feed(factories.callback(switch, ANN, menu))
+        assert (
+            "Now practising: Bank other"
+            in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
+        )
+        menu = h.api.message(ANN["id"], menu["message_id"])
+        assert [t for t, _ in buttons(menu)] == ["Gamma", "• All topics •", "📚 Bank demo"]
+        assert question_of_bank(h, await ask(h), "other").id == "o1"
+        await h.feed(factories.callback("bk:gone", ANN, menu))
+        assert "no longer offered" in h.api.calls_of("answerCallbackQuery")[-1].params["text"]
+
+
+def question_of_bank(h: Harness, message: dict[str, Any], bank_id: str) -> Any:
+    delivery_id = int(buttons(message)[0][1].split(":")[1])
+    row = db_rows(
+        h.db_path, f"SELECT bank_id, question_id FROM deliveries WHERE id = {delivery_id}"
+    )
+    assert row[0][0] == bank_id
+    return h.services.catalog.bank(bank_id).questions[row[0][1]]
+
+
 async def test_wrong_tap_shows_rationale_of_chosen_and_correct_option(tmp_path: Path) -> None:
     async with running_bot(tmp_path) as h:
         await h.feed(factories.command("/topics", ANN, ANN_CHAT))

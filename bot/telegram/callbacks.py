@@ -2,7 +2,7 @@
 
 `a:<delivery>:<option>` answer · `t:<delivery>:<option>` toggle (multiple answer) ·
 `s:<delivery>` submit · `n:<delivery>` next question · `x:<delivery>` all options explained ·
-`tp:<topic>` choose a topic (`*` for all).
+`tp:<topic>` choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ SUBMIT = re.compile(r"^s:(\d{1,18})$")
 NEXT = re.compile(r"^n:(\d{1,18})$")
 EXPLAIN = re.compile(r"^x:(\d{1,18})$")
 TOPIC = re.compile(r"^tp:([a-z0-9*][a-z0-9._-]{0,47})$")
+BANK = re.compile(r"^bk:([a-z0-9][a-z0-9._-]{0,47})$")
 ALL_TOPICS = "*"
 
 
@@ -56,3 +57,7 @@ DAILY = re.compile(r"^dl:(\d{4}|off)$")  # daily-time buttons: `dl:0730` or `dl:
 def daily(hhmm: str | None) -> str:
     """A daily-time button ('07:30'), or Off for None."""
     return _checked(f"dl:{hhmm.replace(':', '') if hhmm else 'off'}")
+
+
+def bank(bank_id: str) -> str:
+    return _checked(f"bk:{bank_id}")

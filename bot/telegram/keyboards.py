@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
@@ -66,8 +68,13 @@ def next_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
     )
 
 
-def topics_keyboard(bank: Bank, current: str | None) -> InlineKeyboardMarkup:
-    """A button per topic of the bank, and All topics; the current choice is ticked."""
+def topics_keyboard(
+    bank: Bank, current: str | None, others: Sequence[Bank] = ()
+) -> InlineKeyboardMarkup:
+    """A button per topic of the bank, and All topics; the current choice is ticked.
+
+    When the bot serves several banks (exams), a button per other bank switches to it.
+    """
 
     def label(name: str, on: bool) -> str:
         return f"• {name} •" if on else name
@@ -83,6 +90,10 @@ def topics_keyboard(bank: Bank, current: str | None) -> InlineKeyboardMarkup:
             )
         ]
     )
+    buttons += [
+        [InlineKeyboardButton(f"📚 {b.meta.title}", callback_data=callbacks.bank(b.id))]
+        for b in others
+    ]
     return InlineKeyboardMarkup(buttons)
 
 

@@ -72,6 +72,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(answers.on_next, pattern=r"^n:"),
         CallbackQueryHandler(answers.on_explain, pattern=r"^x:"),
         CallbackQueryHandler(answers.on_topic, pattern=r"^tp:"),
+        CallbackQueryHandler(answers.on_bank, pattern=r"^bk:"),
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),

@@ -42,6 +42,7 @@ CHOOSE_TOPIC = "<b>{bank}</b>\nChoose a topic to practise:"
 TOPIC_SET = "Topic set: <b>{topic}</b>. Here is your first question."
 ALL_TOPICS = "All topics"
 TOPIC_GONE = "That topic is no longer offered. Choose one with /topics."
+BANK_GONE = "That exam is no longer offered. Choose another with /topics."
 NO_STATS = "You have not answered any question yet. Send /quiz to start."
 
 # Callback answers: at most 200 characters each.

@@ -17,7 +17,7 @@ from bot.telegram.handlers.common import (
     query_message,
     send_next_question,
 )
-from bot.telegram.render import esc
+from bot.telegram.render import clip, esc
 from bot.telegram.sending import edit_markup, edit_or_send, send_html
 
 
@@ -173,3 +173,27 @@ async def on_unknown_button(update: Update, context: QuizContext) -> None:
     """Callback data we never made (forged, or from an older version of the bot)."""
     if update.callback_query is not None:
         await _refuse(update.callback_query)
+
+
+async def on_bank(update: Update, context: QuizContext) -> None:
+    """Another bank (exam) chosen from /topics: switch to it, all topics, and offer its topics."""
+    query = update.callback_query
+    if query is None:
+        return
+    m = callbacks.BANK.match(query.data or "")
+    message = query_message(query)
+    services = context.services
+    bank = services.catalog.banks.get(m.group(1)) if m else None
+    if bank is None or message is None:
+        await _refuse(query, texts.BANK_GONE)
+        return
+    await services.practice.choose_topic(query.from_user.id, bank.id, None)
+    await query.answer(clip(f"Now practising: {bank.meta.title}"))
+    others = [b for b in services.catalog.banks.values() if b.id != bank.id]
+    await edit_or_send(
+        context.bot,
+        message.chat_id,
+        message.message_id,
+        texts.CHOOSE_TOPIC.format(bank=esc(bank.meta.title)),
+        keyboards.topics_keyboard(bank, None, others),
+    )

@@ -55,11 +55,12 @@ async def topics(update: Update, context: QuizContext) -> None:
     services = context.services
     prefs = await services.practice.prefs(user.id)
     bank = services.catalog.bank(prefs.bank_id)
+    others = [b for b in services.catalog.banks.values() if b.id != bank.id]
     await send_html(
         context.bot,
         chat.id,
         texts.CHOOSE_TOPIC.format(bank=esc(bank.meta.title)),
-        keyboards.topics_keyboard(bank, prefs.topic),
+        keyboards.topics_keyboard(bank, prefs.topic, others),
     )
 
 
