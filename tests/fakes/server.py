@@ -129,6 +129,9 @@ class _Server(ThreadingHTTPServer):
     # Non-daemon handler threads, joined by server_close(): nothing runs after shutdown.
     daemon_threads = False
     block_on_close = True
+    # socketserver's default listen backlog is 5: a push opening dozens of connections at once
+    # on a busy machine overflowed it, and the dropped SYNs came back as client timeouts.
+    request_queue_size = 128
 
     def __init__(self, api: FakeBotApi, token: str) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
