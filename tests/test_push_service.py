@@ -398,3 +398,17 @@ async def test_a_push_after_a_bank_reload_carries_the_edited_question(tmp_path: 
         # Graded by the same question the learner saw: C is right.
         await h.feed(factories.callback(buttons[2]["callback_data"], factories.user(172), message))
         assert (h.api.last_text(172) or "").startswith("✅")
+
+
+async def test_group_windows_are_forgotten_once_idle() -> None:
+    from bot.practice.clock import FakeClock
+    from bot.schedule.pacer import GroupWindow
+
+    clock = FakeClock(1_800_000_000.0)
+    window = GroupWindow(20, clock.now)
+    await window.acquire(-100)
+    window.forget_idle()
+    assert -100 in window._sent  # still inside its minute
+    clock.advance(61)
+    window.forget_idle()
+    assert window._sent == {}

@@ -307,14 +307,6 @@ def next_wake(conn: sqlite3.Connection) -> float | None:
     return None if row is None or row[0] is None else float(row[0])
 
 
-def has_open(conn: sqlite3.Connection) -> bool:
-    """Whether any log row waits to be sent."""
-    row = conn.execute(
-        "SELECT 1 FROM push_log WHERE state IN ('pending', 'sending') LIMIT 1"
-    ).fetchone()
-    return row is not None
-
-
 def push_counts(conn: sqlite3.Connection, since: float) -> dict[str, int]:
     """Log rows by state for pushes due since `since`."""
     rows = conn.execute(

@@ -235,6 +235,7 @@ class PushService:
             if skipped:
                 log.warning("push: %d pushes more than the grace late, skipped", skipped)
             sent = await self._drain()
+            self.sender.groups.forget_idle()  # one window per group, only while it is busy
             if self.on_idle is not None and not self._stopping:
                 self.on_idle(await self.db.read(dlog.next_wake))
             return sent

@@ -176,10 +176,6 @@ class Database:
                 else:
                     future.set_exception(value)
 
-    async def write_alone(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn(conn) as a transaction of its own (long jobs: imports, migrations of data)."""
-        return await self.call(lambda conn: run_transaction(conn, fn))
-
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a read-only fn(conn); it sees a consistent snapshot."""
         return await self.call(fn)
