@@ -5,11 +5,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-# The daily push keeps one row per (chat, day) here (migration 0002); "daily_log" was its
-# working name. Probed, not assumed: the backlog is reported only where a push log exists.
-PUSH_LOG_TABLES = ("push_log", "daily_log")
-PUSH_BACKLOG_STATES = ("pending", "sending")
-
 
 def set_status(conn: sqlite3.Connection, values: Mapping[str, str | None], now: float) -> None:
     """Write (or, for None, delete) some keys of bot_status."""
@@ -48,27 +43,22 @@ def schema_version(conn: sqlite3.Connection) -> list[str]:
 
 
 def push_backlog(conn: sqlite3.Connection, now: float, today: str) -> dict[str, int] | None:
-    """Push rows not yet done: all, overdue, and due today; None without a push log."""
-    table = next((t for t in PUSH_LOG_TABLES if table_exists(conn, t)), None)
-    if table is None:
+    """Push rows not yet done: all, overdue, and due today; None before the push log exists.
+
+    `health` may read a database an older version created, before migration 0002.
+    """
+    if not table_exists(conn, "push_log"):
         return None
-    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-    if "state" not in columns:
-        return None
-    marks = ", ".join("?" for _ in PUSH_BACKLOG_STATES)
-    where = f"state IN ({marks})"
 
     def count(extra: str = "", *params: object) -> int:
-        sql = f"SELECT COUNT(*) FROM {table} WHERE {where}{extra}"
-        return int(conn.execute(sql, (*PUSH_BACKLOG_STATES, *params)).fetchone()[0])
+        sql = f"SELECT COUNT(*) FROM push_log WHERE state IN ('pending', 'sending'){extra}"
+        return int(conn.execute(sql, params).fetchone()[0])
 
-    result = {"pending_total": count()}
-    if "due_at" in columns:
-        result["overdue"] = count(" AND due_at <= ?", now)
-    day_column = next((c for c in ("local_date", "day") if c in columns), None)
-    if day_column is not None:
-        result["pending_today"] = count(f" AND {day_column} = ?", today)
-    return result
+    return {
+        "pending_total": count(),
+        "overdue": count(" AND due_at <= ?", now),
+        "pending_today": count(" AND local_date = ?", today),
+    }
 
 
 def table_counts(conn: sqlite3.Connection) -> dict[str, int]:
