@@ -8,6 +8,7 @@ from telegram import Update
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
 
 from bot.telegram.context import QuizContext
+from bot.telegram.sending import not_modified
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ async def on_error(update: object, context: QuizContext) -> None:
     """Log what went wrong; never let a handler error take the bot down."""
     err = context.error
     where = describe(update)
-    if isinstance(err, BadRequest) and "message is not modified" in str(err).lower():
+    if isinstance(err, BadRequest) and not_modified(err):
         return
     if isinstance(err, Forbidden):
         # The user blocked the bot or the bot left the chat: nothing to retry.

@@ -25,6 +25,17 @@ NOT_MODIFIED = "message is not modified"
 CANNOT_EDIT = ("message can't be edited", "message to edit not found", "message is too old")
 
 
+def not_modified(err: BadRequest) -> bool:
+    """A repeated edit: the message already shows this text and keyboard."""
+    return NOT_MODIFIED in str(err).lower()
+
+
+def cannot_edit(err: BadRequest) -> bool:
+    """The message is gone or too old to edit."""
+    reason = str(err).lower()
+    return any(r in reason for r in CANNOT_EDIT)
+
+
 def retry_seconds(err: RetryAfter) -> float:
     """RetryAfter.retry_after is an int or, since PTB 22.2, may be a timedelta."""
     value = err.retry_after
@@ -106,10 +117,9 @@ async def edit_or_send(
             )
         )
     except BadRequest as err:
-        reason = str(err).lower()
-        if NOT_MODIFIED in reason:
+        if not_modified(err):
             return
-        if not any(r in reason for r in CANNOT_EDIT):
+        if not cannot_edit(err):
             raise
         log.info(
             "message %s in chat %s can no longer be edited: sending anew", message_id, chat_id
@@ -131,6 +141,5 @@ async def edit_markup(
             )
         )
     except BadRequest as err:
-        reason = str(err).lower()
-        if NOT_MODIFIED not in reason and not any(r in reason for r in CANNOT_EDIT):
+        if not not_modified(err) and not cannot_edit(err):
             raise

@@ -16,7 +16,7 @@ from bot.telegram.context import QuizContext, Services
 from bot.telegram.handlers.common import REFUSALS, Press, learner
 from bot.telegram.handlers.group_quiz import count_job_name
 from bot.telegram.handlers.membership import groups_of, guarded
-from bot.telegram.sending import CANNOT_EDIT, NOT_MODIFIED, retry_seconds
+from bot.telegram.sending import cannot_edit, not_modified, retry_seconds
 
 
 async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome) -> None:
@@ -156,8 +156,7 @@ async def _edit_count(
             )
         except BadRequest as err:
             # Unlike a reveal, a stale count is not worth a new message in the group.
-            reason = str(err).lower()
-            if NOT_MODIFIED not in reason and not any(r in reason for r in CANNOT_EDIT):
+            if not not_modified(err) and not cannot_edit(err):
                 raise
 
     try:
