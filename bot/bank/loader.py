@@ -162,6 +162,19 @@ def _load_one_bank(bank_dir: Path, problems: list[Problem]) -> Bank | None:
                     f"(declared: {declared})",
                 )
             )
+        if meta is not None:
+            for i, option in enumerate(question.options):
+                if option.misconception and meta.misconception(option.misconception) is None:
+                    problems.append(
+                        Problem(
+                            path,
+                            parsed.line(("options", i, "misconception")),
+                            question.id,
+                            f"options.{i}.misconception",
+                            f"misconception {option.misconception!r} is not declared in "
+                            f"{BANK_FILE}",
+                        )
+                    )
         questions[question.id] = question
     if meta is None or len(problems) > before:
         return None

@@ -47,6 +47,14 @@ class Option(Strict):
     rationale: Text = Field(
         description="Why learners pick this option and why it is or isn't right."
     )
+    pin: bool = Field(
+        default=False,
+        description="Keep this option last when options are shuffled (All/None of the above).",
+    )
+    misconception: Slug | None = Field(
+        default=None,
+        description="Id of the misconception (declared in bank.yaml) this wrong option embodies.",
+    )
 
 
 class Reference(Strict):
@@ -59,6 +67,9 @@ class Question(Strict):
     topic: Slug
     difficulty: Difficulty = Difficulty.MEDIUM
     kind: Kind = Kind.SINGLE
+    shuffle: bool = Field(
+        default=True, description="Shuffle the options per delivery (false: keep file order)."
+    )
     stem: Text
     options: list[Option] = Field(min_length=MIN_OPTIONS, max_length=MAX_OPTIONS)
     explanation: Text
@@ -84,6 +95,15 @@ class Question(Strict):
                 )
             else:
                 seen[key] = i
+            if option.correct and option.misconception is not None:
+                problems.append(
+                    f"options.{i}.misconception: a correct option cannot carry a misconception"
+                )
+        pinned = [i for i, o in enumerate(self.options) if o.pin]
+        if len(pinned) > 1:
+            problems.append("options: at most one option can be pinned last")
+        elif pinned and pinned[0] != len(self.options) - 1:
+            problems.append(f"options.{pinned[0]}.pin: a pinned option must be the last one")
         n_correct = sum(o.correct for o in self.options)
         if self.kind is Kind.SINGLE and n_correct != 1:
             problems.append(
@@ -122,6 +142,12 @@ class Topic(Strict):
     weight: Annotated[float, Field(gt=0, le=100, description="Blueprint weight in percent.")]
 
 
+class Misconception(Strict):
+    id: Slug
+    name: Text
+    description: Text = Field(description="One line on the wrong idea, for learners' /stats.")
+
+
 class MockExam(Strict):
     questions: Annotated[int, Field(ge=1, le=500)]
     minutes: Annotated[int, Field(ge=1, le=600)]
@@ -135,6 +161,7 @@ class BankMeta(Strict):
     passing_score: Annotated[float, Field(gt=0, le=100)]
     mock_exam: MockExam
     topics: list[Topic] = Field(min_length=1)
+    misconceptions: list[Misconception] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _check_topics(self) -> Self:
@@ -142,6 +169,10 @@ class BankMeta(Strict):
         dupes = sorted({t for t in ids if ids.count(t) > 1})
         if dupes:
             raise ValueError(f"topics: duplicate topic ids {', '.join(dupes)}")
+        mids = [m.id for m in self.misconceptions]
+        mdupes = sorted({m for m in mids if mids.count(m) > 1})
+        if mdupes:
+            raise ValueError(f"misconceptions: duplicate ids {', '.join(mdupes)}")
         total = sum(t.weight for t in self.topics)
         if abs(total - 100) > 0.01:
             raise ValueError(f"topics: blueprint weights add up to {total:g}%, not 100%")
@@ -150,6 +181,10 @@ class BankMeta(Strict):
     def topic(self, topic_id: str) -> Topic | None:
         """The topic with this id, if declared."""
         return next((t for t in self.topics if t.id == topic_id), None)
+
+    def misconception(self, misconception_id: str) -> Misconception | None:
+        """The misconception with this id, if declared."""
+        return next((m for m in self.misconceptions if m.id == misconception_id), None)
 
 
 class Bank(BaseModel):

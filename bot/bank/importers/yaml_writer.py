@@ -20,9 +20,13 @@ def question_document(question: Question) -> dict[str, Any]:
     """The question as the mapping written to its file, keys in model order, defaults trimmed."""
     data: dict[str, Any] = question.model_dump(mode="json", exclude_none=True)
     # An option is wrong unless it says otherwise, as in hand-written files.
+    # Flags at their defaults (wrong, not pinned, shuffled) are left out, as in hand-written files.
     data["options"] = [
-        {k: v for k, v in option.items() if k != "correct" or v} for option in data["options"]
+        {k: v for k, v in option.items() if k not in ("correct", "pin") or v}
+        for option in data["options"]
     ]
+    if data.get("shuffle", True):
+        data.pop("shuffle", None)
     if not data.get("references"):
         data.pop("references", None)
     if question.reviewed is not None:
