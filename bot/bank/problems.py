@@ -10,6 +10,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from bot.bank.fastyaml import InvalidScalar
+
 # A model validator reports "dotted.path: message"; several of them joined by newlines.
 _PATH_PREFIX = re.compile(r"^([A-Za-z_][\w]*(?:\.\w+)*): (.*)$", re.DOTALL)
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
@@ -72,6 +74,8 @@ def yaml_error_message(error: yaml.YAMLError) -> str:
     """A one-line description of a YAML syntax error."""
     problem = getattr(error, "problem", None)
     context = getattr(error, "context", None)
+    if isinstance(error, InvalidScalar):
+        return str(problem)
     if problem:
         return f"YAML syntax: {context + ', ' if context else ''}{problem}"
     return f"YAML: {str(error).splitlines()[0]}"
