@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.bank.importers.common import Draft, ImportIssue, slugify
+from bot.bank.importers.common import Draft, ImportIssue, slugify, strip
 from bot.bank.limits import MAX_OPTIONS
 from bot.bank.models import LETTERS
 
@@ -89,7 +89,7 @@ def _topic_name(cell: str) -> str:
 
 
 def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
-    cells = {k: (v or "").strip() for k, v in row.items() if k}
+    cells = {k: strip(v or "") for k, v in row.items() if k}
     data: dict[str, Any] = {k: cells[k] for k in SIMPLE_COLUMNS if cells.get(k)}
     issues: list[ImportIssue] = []
     if "topic" in data and not _SLUG.match(data["topic"]):
