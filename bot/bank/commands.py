@@ -13,6 +13,7 @@ from bot.bank import schema
 from bot.bank.importers import csv_import, page
 from bot.bank.importers.common import Draft, ImportIssue
 from bot.bank.importers.writer import write_drafts
+from bot.bank.lint import lint_bank
 from bot.bank.loader import load_banks
 from bot.bank.summary import summarize
 
@@ -28,13 +29,24 @@ def _default_questions() -> Path:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    """Print every problem (exit 1) or a summary of each bank (exit 0)."""
+    """Print every problem (exit 1) or a summary of each bank (exit 0); warnings either way."""
     paths: Sequence[Path] = args.paths or [_default_questions()]
     result = load_banks(paths)
+    warnings = [
+        warning
+        for bank_id, bank in result.banks.items()
+        for warning in lint_bank(bank, result.folders[bank_id], result.files[bank_id])
+    ]
     for problem in result.problems:
         print(problem, file=sys.stderr)
-    if result.problems:
-        print(f"{len(result.problems)} problem(s) found", file=sys.stderr)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    errors = len(result.problems) + (len(warnings) if args.strict else 0)
+    if warnings:
+        counted = "counted as errors (--strict)" if args.strict else "(--strict makes them errors)"
+        print(f"{len(warnings)} item-writing warning(s) {counted}", file=sys.stderr)
+    if errors:
+        print(f"{errors} problem(s) found", file=sys.stderr)
         return 1
     print("\n\n".join(summarize(bank) for bank in result.banks.values()))
     return 0
@@ -136,6 +148,12 @@ def register(sub: Any) -> None:
     )
     validate.add_argument(
         "paths", nargs="*", type=Path, metavar="PATH", help="default: questions/ (or the bundle)"
+    )
+    validate.add_argument(
+        "--strict",
+        action="store_true",
+        help="item-writing warnings ([rule-name] cues such as a key longer than every "
+        "distractor) count as errors",
     )
     validate.set_defaults(func=run_validate)
 

@@ -37,6 +37,9 @@ class LoadResult:
 
     banks: dict[str, Bank] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # Where each loaded bank lives: its folder, and the file of each question by id.
+    folders: dict[str, Path] = field(default_factory=dict)
+    files: dict[str, dict[str, Path]] = field(default_factory=dict)
 
 
 @dataclass
@@ -127,7 +130,7 @@ def _load_question(path: Path, problems: list[Problem]) -> tuple[Question, _Pars
         return None
 
 
-def _load_one_bank(bank_dir: Path, problems: list[Problem]) -> Bank | None:
+def _load_one_bank(bank_dir: Path, problems: list[Problem], files: dict[str, Path]) -> Bank | None:
     """Load a bank folder; None (with problems appended) when anything is wrong."""
     before = len(problems)
     meta = _load_meta(bank_dir, problems)
@@ -176,6 +179,7 @@ def _load_one_bank(bank_dir: Path, problems: list[Problem]) -> Bank | None:
                         )
                     )
         questions[question.id] = question
+        files[question.id] = path
     if meta is None or len(problems) > before:
         return None
     # Everything in it is validated already; Bank(...) would validate each question again.
@@ -224,7 +228,8 @@ def _load_banks(paths: Sequence[Path]) -> LoadResult:
     owner: dict[str, Path] = {}
     for path in paths:
         for bank_dir in find_bank_dirs(Path(path), result.problems):
-            bank = _load_one_bank(bank_dir, result.problems)
+            files: dict[str, Path] = {}
+            bank = _load_one_bank(bank_dir, result.problems, files)
             if bank is None:
                 continue
             if bank.id in owner:
@@ -240,6 +245,8 @@ def _load_banks(paths: Sequence[Path]) -> LoadResult:
                 continue
             owner[bank.id] = bank_dir / BANK_FILE
             result.banks[bank.id] = bank
+            result.folders[bank.id] = bank_dir
+            result.files[bank.id] = files
     return result
 
 
