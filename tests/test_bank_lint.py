@@ -40,9 +40,14 @@ def with_option(i: int, **changes: Any) -> list[dict[str, Any]]:
     return options
 
 
-def rules(tmp_path: Path, files: dict[str, str]) -> list[str]:
+ONE_TOPIC = BANK_YAML.replace("weight: 60", "weight: 100").replace(
+    "  - {id: evaluation, name: Evaluation, weight: 40}\n", ""
+)
+
+
+def rules(tmp_path: Path, files: dict[str, str], bank_yaml: str = ONE_TOPIC) -> list[str]:
     """`[rule] file:line field` of every warning."""
-    bank = make_bank(tmp_path, files)
+    bank = make_bank(tmp_path, files, bank_yaml)
     result = load_banks([bank])
     assert result.problems == []
     warnings = lint_bank(result.banks["demo"], result.folders["demo"], result.files["demo"])
@@ -166,7 +171,7 @@ def test_key_position_when_not_shuffled(tmp_path: Path) -> None:
 def test_validate_prints_rules_and_strict_makes_them_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bank = make_bank(tmp_path, {"q.yaml": qfile("q", with_option(1, text="No"))}, BANK_YAML)
+    bank = make_bank(tmp_path, {"q.yaml": qfile("q", with_option(1, text="No"))}, ONE_TOPIC)
     assert main(["validate", str(bank)]) == 0
     captured = capsys.readouterr()
     assert (
@@ -177,3 +182,11 @@ def test_validate_prints_rules_and_strict_makes_them_errors(
     assert "demo: Demo bank (DEMO-1), 1 question\n" in captured.out
     assert main(["validate", "--strict", str(bank)]) == 1
     assert "1 problem(s) found" in capsys.readouterr().err
+
+
+def test_empty_topic(tmp_path: Path) -> None:
+    assert rules(tmp_path, {"q.yaml": qfile("q")}, BANK_YAML) == [
+        "[empty-topic] bank.yaml:8 topics.1"
+    ]
+    evaluation = qfile("e").replace("topic: fine-tuning", "topic: evaluation")
+    assert rules(tmp_path / "b", {"q.yaml": qfile("q"), "e.yaml": evaluation}, BANK_YAML) == []

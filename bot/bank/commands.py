@@ -14,7 +14,7 @@ from bot.bank.importers import csv_import, page
 from bot.bank.importers.common import Draft, ImportIssue
 from bot.bank.importers.writer import write_drafts
 from bot.bank.lint import lint_bank
-from bot.bank.loader import load_banks
+from bot.bank.loader import BANK_FILE, bank_dir_of, load_banks
 from bot.bank.summary import summarize
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
@@ -28,9 +28,40 @@ def _default_questions() -> Path:
     return local if local.is_dir() else BUNDLED_QUESTIONS
 
 
+def _validate_file(file: Path, strict: bool) -> int:
+    """One question file checked against its bank: only its own problems are printed."""
+    bank_dir = bank_dir_of(file)
+    if bank_dir is None:
+        print(f"{file}:-: -: -: no bank.yaml in any folder above this file", file=sys.stderr)
+        return 1
+    result = load_banks([bank_dir])
+    mine = file.resolve()
+    problems = [p for p in result.problems if p.file.resolve() in (mine, bank_dir / BANK_FILE)]
+    warnings = [
+        w
+        for bank_id, bank in result.banks.items()
+        for w in lint_bank(bank, result.folders[bank_id], result.files[bank_id])
+        if w.file.resolve() == mine
+    ]
+    for line in [*problems, *warnings]:
+        print(line, file=sys.stderr)
+    errors = len(problems) + (len(warnings) if strict else 0)
+    if errors:
+        print(f"{errors} problem(s) found", file=sys.stderr)
+        return 1
+    print(f"{file}: valid in bank {bank_dir.name}")
+    return 0
+
+
 def run_validate(args: argparse.Namespace) -> int:
     """Print every problem (exit 1) or a summary of each bank (exit 0); warnings either way."""
     paths: Sequence[Path] = args.paths or [_default_questions()]
+    files = [p for p in paths if p.is_file() and p.name != BANK_FILE]
+    if files:
+        codes = [_validate_file(f, args.strict) for f in files]
+        paths = [p for p in paths if p not in files]
+        if not paths:
+            return max(codes)
     result = load_banks(paths)
     warnings = [
         warning

@@ -39,6 +39,13 @@ class InvalidScalar(ConstructorError):
         super().__init__(None, None, f"{value!r} is not a valid date or number ({reason})", mark)
 
 
+class DuplicateKey(ConstructorError):
+    """A mapping names the same key twice; YAML loaders would silently keep the last."""
+
+    def __init__(self, key: Any, mark: Any) -> None:
+        super().__init__(None, None, f"duplicate key {key!r} in the same mapping", mark)
+
+
 def _invalid(value: str, error: Exception, mark: Any) -> InvalidScalar:
     return InvalidScalar(value, str(error), mark)
 
@@ -51,6 +58,16 @@ class SafeLoader(FullLoader):  # type: ignore[misc]
             return super().construct_yaml_timestamp(node)
         except (ValueError, OverflowError) as exc:
             raise _invalid(node.value, exc, node.start_mark) from None
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = self.construct_object(key_node)
+                if key in seen:
+                    raise DuplicateKey(key, key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", SafeLoader.construct_yaml_timestamp)
@@ -144,6 +161,8 @@ def _build(parser: Any) -> Any:
         elif key is no_key:
             if isinstance(value, (dict, list)) or value == "<<":
                 raise _Fallback
+            if value in top:
+                raise DuplicateKey(value, event.start_mark)
             keys[-1] = value
         else:
             top[key] = value

@@ -215,6 +215,16 @@ def _key_is_longest(q: Question) -> bool:
 
 def _bank_rules(bank: Bank, bank_file: Path) -> Iterator[Problem]:
     line = LineFinder(bank_file.read_bytes()).line(("id",)) if bank_file.is_file() else None
+    used = {t.id for t in bank.topics_with_questions()}
+    for i, topic in enumerate(bank.meta.topics):
+        if topic.id not in used:
+            yield Problem(
+                bank_file,
+                LineFinder(bank_file.read_bytes()).line(("topics", i, "id")),
+                None,
+                f"topics.{i}",
+                f"[empty-topic] topic {topic.id!r} has no questions; the bot does not offer it",
+            )
     singles = [q for q in bank.questions.values() if q.kind is Kind.SINGLE]
     if len(singles) >= MIN_QUESTIONS_FOR_SHARES:
         longest = sum(_key_is_longest(q) for q in singles)
