@@ -225,6 +225,16 @@ def _bank_rules(bank: Bank, bank_file: Path) -> Iterator[Problem]:
                 f"topics.{i}",
                 f"[empty-topic] topic {topic.id!r} has no questions; the bot does not offer it",
             )
+    tagged = {o.misconception for q in bank.questions.values() for o in q.options}
+    for i, misconception in enumerate(bank.meta.misconceptions):
+        if misconception.id not in tagged:
+            yield Problem(
+                bank_file,
+                LineFinder(bank_file.read_bytes()).line(("misconceptions", i, "id")),
+                None,
+                f"misconceptions.{i}",
+                f"[unused-misconception] {misconception.id!r} is declared but tags no option",
+            )
     singles = [q for q in bank.questions.values() if q.kind is Kind.SINGLE]
     if len(singles) >= MIN_QUESTIONS_FOR_SHARES:
         longest = sum(_key_is_longest(q) for q in singles)

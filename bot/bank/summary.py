@@ -38,12 +38,19 @@ def summarize(bank: Bank) -> str:
     ]
     difficulty = Counter(q.difficulty.value for q in bank.questions.values())
     kinds = Counter(q.kind.value for q in bank.questions.values())
+    tags = Counter(
+        o.misconception for q in bank.questions.values() for o in q.options if o.misconception
+    )
+    misconceptions = [
+        f"    {m.id}: {m.name} ({plural(tags[m.id], 'option')})" for m in meta.misconceptions
+    ]
     return "\n".join(
         [
             f"{meta.id}: {meta.title} ({meta.exam_code}), {plural(total, 'question')}",
             *table,
             "  difficulty: " + _mix(difficulty, [d.value for d in Difficulty], total),
             "  kind: " + _mix(kinds, [k.value for k in Kind], total),
+            *(["  misconceptions:", *misconceptions] if misconceptions else []),
         ]
     )
 
