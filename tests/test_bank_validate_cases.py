@@ -113,3 +113,24 @@ def test_bank_without_questions_is_an_error(
     assert main(["validate", str(bank)]) == 1
     err = capsys.readouterr().err
     assert f"{bank / 'bank.yaml'}:-: -: -: the bank has no question files" in err
+
+
+def test_out_that_is_a_file_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    existing = tmp_path / "taken.txt"
+    existing.write_text("mine\n")
+    assert main(["schema", "--out", str(existing)]) == 2
+    assert capsys.readouterr().err == f"quizbot: --out {existing} is a file; give a folder\n"
+    (tmp_path / "q.csv").write_text("topic,stem\n", encoding="utf-8")
+    args = ["import", "csv", str(tmp_path / "q.csv"), "--bank", "b", "--out", str(existing)]
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"quizbot: --out {existing} is a file; give a bank folder\n"
+    assert existing.read_text() == "mine\n"
+
+
+def test_negative_heartbeat_age_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["health", "--max-heartbeat-age", "-5"])
+    assert exited.value.code == 2
+    assert "'-5' is not a number of seconds above 0" in capsys.readouterr().err

@@ -90,6 +90,9 @@ def run_schema(args: argparse.Namespace) -> int:
         sys.stdout.write(schema.schema_texts()[name])
         return 0
     out = Path(args.out) if args.out else schema.SCHEMA_DIR
+    if out.exists() and not out.is_dir():
+        print(f"quizbot: --out {out} is a file; give a folder", file=sys.stderr)
+        return 2
     if args.check:
         stale = schema.stale_schemas(out)
         for path in stale:
@@ -107,6 +110,9 @@ def _report_import(
     topics: dict[str, str],
 ) -> int:
     out = Path(args.out) if args.out else Path("questions") / args.bank
+    if out.exists() and not out.is_dir():
+        print(f"quizbot: --out {out} is a file; give a bank folder", file=sys.stderr)
+        return 2
     report = write_drafts(drafts, args.bank, out, force=args.force, topic_map=topics)
     issues = issues + report.issues
     for issue in issues:
