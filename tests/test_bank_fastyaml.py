@@ -21,7 +21,6 @@ DOCUMENTS = [
     "base: &b {a: 1}\nderived:\n  <<: *b\n  c: 2\n",
     "a: !!str 1\nb: !!int '2'\n",
     "- a\n- {b: c}\n- [d, [e]]\n",
-    "a: b\na: c\n",
     "? [1, 2]\n: complex key\n",
     "---\na: 1\n---\nb: 2\n",
     "key: [unclosed\n",
@@ -45,6 +44,15 @@ def test_same_result_as_the_safe_loader(text: str) -> None:
 
     for source in (text, text.encode("utf-8")):
         assert outcome(fastyaml.load, source) == outcome(reference, source)
+
+
+@pytest.mark.parametrize("text", ["a: b\na: c\n", "x: &y 1\nm: {a: 1, a: 2}\n"])
+def test_duplicate_keys_are_errors_on_both_paths(text: str) -> None:
+    # The safe loader keeps the last value silently; a bank author wants to hear about it.
+    with pytest.raises(fastyaml.DuplicateKey) as caught:
+        fastyaml.load(text)
+    assert caught.value.problem_mark is not None
+    assert caught.value.problem_mark.line + 1 == 2
 
 
 def test_bundled_question_files_load_identically() -> None:

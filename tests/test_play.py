@@ -6,6 +6,9 @@ import io
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from bot.cli import main
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
 from tests import sample_bank
@@ -35,3 +38,34 @@ async def test_unknown_topic_is_refused(tmp_path: Path) -> None:
         catalog, tmp_path / "t.sqlite3", None, "nope", 1, io.StringIO(), io.StringIO()
     )
     assert code == 2
+
+
+async def test_select_two_refuses_a_wrong_count_and_quit_shows_the_session(
+    tmp_path: Path,
+) -> None:
+    q = sample_bank.question("pair", correct=(0, 2))
+    catalog = Catalog({"demo": sample_bank.bank([q])})
+    out = io.StringIO()
+    code = await play(
+        catalog, tmp_path / "t.sqlite3", None, None, 0, io.StringIO("A\nAC\nq\n"), out
+    )
+    assert code == 0
+    text = out.getvalue()
+    assert "Type 2 letters from A to D" in text
+    assert text.count("Correct!") == 1
+    assert "This session: 1/1 correct (100%)." in text
+    assert "  Alpha: 1/1 (100%)" in text
+
+
+def test_play_arguments_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_DB", str(tmp_path / "q.sqlite3"))
+    with pytest.raises(SystemExit) as exited:
+        main(["play", "-n", "-1"])
+    assert exited.value.code == 2
+    assert "'-1' is not a count of questions" in capsys.readouterr().err
+    assert main(["play", "--bank", "nope"]) == 2
+    assert "quizbot: no bank 'nope'; banks: genai-llm" in capsys.readouterr().err
+    assert main(["play", "--db", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err

@@ -13,7 +13,8 @@ from bot.bank import schema
 from bot.bank.importers import csv_import, page
 from bot.bank.importers.common import Draft, ImportIssue
 from bot.bank.importers.writer import write_drafts
-from bot.bank.loader import load_banks
+from bot.bank.lint import lint_bank
+from bot.bank.loader import BANK_FILE, bank_dir_of, load_banks
 from bot.bank.summary import summarize
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
@@ -27,14 +28,56 @@ def _default_questions() -> Path:
     return local if local.is_dir() else BUNDLED_QUESTIONS
 
 
+def _validate_file(file: Path, strict: bool) -> int:
+    """One question file checked against its bank: only its own problems are printed."""
+    bank_dir = bank_dir_of(file)
+    if bank_dir is None:
+        print(f"{file}:-: -: -: no bank.yaml in any folder above this file", file=sys.stderr)
+        return 1
+    result = load_banks([bank_dir])
+    mine = file.resolve()
+    problems = [p for p in result.problems if p.file.resolve() in (mine, bank_dir / BANK_FILE)]
+    warnings = [
+        w
+        for bank_id, bank in result.banks.items()
+        for w in lint_bank(bank, result.folders[bank_id], result.files[bank_id])
+        if w.file.resolve() == mine
+    ]
+    for line in [*problems, *warnings]:
+        print(line, file=sys.stderr)
+    errors = len(problems) + (len(warnings) if strict else 0)
+    if errors:
+        print(f"{errors} problem(s) found", file=sys.stderr)
+        return 1
+    print(f"{file}: valid in bank {bank_dir.name}")
+    return 0
+
+
 def run_validate(args: argparse.Namespace) -> int:
-    """Print every problem (exit 1) or a summary of each bank (exit 0)."""
+    """Print every problem (exit 1) or a summary of each bank (exit 0); warnings either way."""
     paths: Sequence[Path] = args.paths or [_default_questions()]
+    files = [p for p in paths if p.is_file() and p.name != BANK_FILE]
+    if files:
+        codes = [_validate_file(f, args.strict) for f in files]
+        paths = [p for p in paths if p not in files]
+        if not paths:
+            return max(codes)
     result = load_banks(paths)
+    warnings = [
+        warning
+        for bank_id, bank in result.banks.items()
+        for warning in lint_bank(bank, result.folders[bank_id], result.files[bank_id])
+    ]
     for problem in result.problems:
         print(problem, file=sys.stderr)
-    if result.problems:
-        print(f"{len(result.problems)} problem(s) found", file=sys.stderr)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    errors = len(result.problems) + (len(warnings) if args.strict else 0)
+    if warnings:
+        counted = "counted as errors (--strict)" if args.strict else "(--strict makes them errors)"
+        print(f"{len(warnings)} item-writing warning(s) {counted}", file=sys.stderr)
+    if errors:
+        print(f"{errors} problem(s) found", file=sys.stderr)
         return 1
     print("\n\n".join(summarize(bank) for bank in result.banks.values()))
     return 0
@@ -47,6 +90,9 @@ def run_schema(args: argparse.Namespace) -> int:
         sys.stdout.write(schema.schema_texts()[name])
         return 0
     out = Path(args.out) if args.out else schema.SCHEMA_DIR
+    if out.exists() and not out.is_dir():
+        print(f"quizbot: --out {out} is a file; give a folder", file=sys.stderr)
+        return 2
     if args.check:
         stale = schema.stale_schemas(out)
         for path in stale:
@@ -64,6 +110,9 @@ def _report_import(
     topics: dict[str, str],
 ) -> int:
     out = Path(args.out) if args.out else Path("questions") / args.bank
+    if out.exists() and not out.is_dir():
+        print(f"quizbot: --out {out} is a file; give a bank folder", file=sys.stderr)
+        return 2
     report = write_drafts(drafts, args.bank, out, force=args.force, topic_map=topics)
     issues = issues + report.issues
     for issue in issues:
@@ -136,6 +185,12 @@ def register(sub: Any) -> None:
     )
     validate.add_argument(
         "paths", nargs="*", type=Path, metavar="PATH", help="default: questions/ (or the bundle)"
+    )
+    validate.add_argument(
+        "--strict",
+        action="store_true",
+        help="item-writing warnings ([rule-name] cues such as a key longer than every "
+        "distractor) count as errors",
     )
     validate.set_defaults(func=run_validate)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
+from yaml.constructor import ConstructorError
 from yaml.resolver import Resolver
 
 # None when PyYAML was built without libyaml: then every file takes the full loader.
@@ -29,6 +30,47 @@ _CONSTRUCTOR = yaml.SafeLoader("")
 
 class _Fallback(Exception):
     """The document uses a feature the fast path does not handle."""
+
+
+class InvalidScalar(ConstructorError):
+    """A plain scalar that looks like a date or number but is none (`2026-02-30`)."""
+
+    def __init__(self, value: str, reason: str, mark: Any) -> None:
+        super().__init__(None, None, f"{value!r} is not a valid date or number ({reason})", mark)
+
+
+class DuplicateKey(ConstructorError):
+    """A mapping names the same key twice; YAML loaders would silently keep the last."""
+
+    def __init__(self, key: Any, mark: Any) -> None:
+        super().__init__(None, None, f"duplicate key {key!r} in the same mapping", mark)
+
+
+def _invalid(value: str, error: Exception, mark: Any) -> InvalidScalar:
+    return InvalidScalar(value, str(error), mark)
+
+
+class SafeLoader(FullLoader):  # type: ignore[misc]
+    """The full loader, reporting an impossible date with its line instead of a ValueError."""
+
+    def construct_yaml_timestamp(self, node: Any) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError) as exc:
+            raise _invalid(node.value, exc, node.start_mark) from None
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = self.construct_object(key_node)
+                if key in seen:
+                    raise DuplicateKey(key, key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", SafeLoader.construct_yaml_timestamp)
 
 
 # Keys and short values ("id", "text", "true", "medium") repeat in every file: resolve once.
@@ -81,7 +123,10 @@ def _build(parser: Any) -> Any:
             if tag is None and event.implicit[0]:
                 value: Any = cache_get(event.value, no_key)
                 if value is no_key:
-                    value = _plain(event.value)
+                    try:
+                        value = _plain(event.value)
+                    except (ValueError, OverflowError) as exc:
+                        raise _invalid(event.value, exc, event.start_mark) from None
             elif tag is None or tag == "!" or tag == _STR:
                 value = event.value
             else:
@@ -116,6 +161,8 @@ def _build(parser: Any) -> Any:
         elif key is no_key:
             if isinstance(value, (dict, list)) or value == "<<":
                 raise _Fallback
+            if value in top:
+                raise DuplicateKey(value, event.start_mark)
             keys[-1] = value
         else:
             top[key] = value
@@ -132,4 +179,4 @@ def load(source: bytes | str) -> Any:
             pass
         finally:
             parser.dispose()
-    return yaml.load(source, Loader=FullLoader)
+    return yaml.load(source, Loader=SafeLoader)

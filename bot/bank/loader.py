@@ -21,6 +21,7 @@ from bot.bank.problems import (
     Problem,
     dotted,
     field_errors,
+    not_utf8,
     yaml_error_line,
     yaml_error_message,
 )
@@ -37,6 +38,9 @@ class LoadResult:
 
     banks: dict[str, Bank] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # Where each loaded bank lives: its folder, and the file of each question by id.
+    folders: dict[str, Path] = field(default_factory=dict)
+    files: dict[str, dict[str, Path]] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,7 +65,10 @@ def _read_yaml(path: Path, problems: list[Problem]) -> _Parsed | None:
         # libyaml without line bookkeeping; lines are found only on failure (see LineFinder).
         data = fastyaml.load(source)
     except yaml.YAMLError as exc:
-        problems.append(Problem(path, yaml_error_line(exc), None, None, yaml_error_message(exc)))
+        # Decoding is checked only on failure, to keep the common path at libyaml's speed.
+        bad = not_utf8(source)
+        line, message = bad or (yaml_error_line(exc), yaml_error_message(exc))
+        problems.append(Problem(path, line, None, None, message))
         return None
     return _Parsed(path, source, data)
 
@@ -71,9 +78,30 @@ def _validation_problems(
 ) -> list[Problem]:
     finder = LineFinder(parsed.source)
     return [
-        Problem(parsed.path, finder.line(loc), question_id, dotted(loc), message)
+        Problem(
+            parsed.path, finder.line(loc), question_id, dotted(loc), _hint(parsed, loc, message)
+        )
         for loc, message in field_errors(error)
     ]
+
+
+def _raw(data: Any, loc: Sequence[str | int]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _hint(parsed: _Parsed, loc: Sequence[str | int], message: str) -> str:
+    """The message, with what to do when YAML turned the author's text into a boolean."""
+    if isinstance(_raw(parsed.data, loc), bool) and "string" in message:
+        return (
+            f"{message}: YAML reads an unquoted yes, no, on, off, true or false as a "
+            'boolean; quote it, e.g. text: "Yes"'
+        )
+    return message
 
 
 def _document_id(data: Any) -> str | None:
@@ -102,7 +130,7 @@ def question_files(bank_dir: Path) -> list[Path]:
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         at_top = Path(root) == bank_dir
         for name in files:
-            if name.startswith(".") or not name.endswith(QUESTION_SUFFIXES):
+            if name.startswith(".") or not name.lower().endswith(QUESTION_SUFFIXES):
                 continue
             if at_top and name == BANK_FILE:
                 continue
@@ -127,7 +155,7 @@ def _load_question(path: Path, problems: list[Problem]) -> tuple[Question, _Pars
         return None
 
 
-def _load_one_bank(bank_dir: Path, problems: list[Problem]) -> Bank | None:
+def _load_one_bank(bank_dir: Path, problems: list[Problem], files: dict[str, Path]) -> Bank | None:
     """Load a bank folder; None (with problems appended) when anything is wrong."""
     before = len(problems)
     meta = _load_meta(bank_dir, problems)
@@ -176,10 +204,23 @@ def _load_one_bank(bank_dir: Path, problems: list[Problem]) -> Bank | None:
                         )
                     )
         questions[question.id] = question
+        files[question.id] = path
+    if meta is not None and not questions and len(problems) == before:
+        problems.append(
+            Problem(bank_dir / BANK_FILE, None, None, None, "the bank has no question files")
+        )
     if meta is None or len(problems) > before:
         return None
     # Everything in it is validated already; Bank(...) would validate each question again.
     return Bank.model_construct(meta=meta, questions=questions)
+
+
+def bank_dir_of(file: Path) -> Path | None:
+    """The nearest folder above a question file that holds bank.yaml."""
+    for parent in file.resolve().parents:
+        if (parent / BANK_FILE).is_file():
+            return parent
+    return None
 
 
 def find_bank_dirs(path: Path, problems: list[Problem]) -> list[Path]:
@@ -193,7 +234,7 @@ def find_bank_dirs(path: Path, problems: list[Problem]) -> list[Path]:
     banks = [p for p in subs if (p / BANK_FILE).is_file()]
     for sub in subs:
         # A folder of question files without its bank.yaml would otherwise be skipped silently.
-        if sub not in banks and any(f.suffix in QUESTION_SUFFIXES for f in sub.iterdir()):
+        if sub not in banks and any(f.suffix.lower() in QUESTION_SUFFIXES for f in sub.iterdir()):
             problems.append(Problem(sub / BANK_FILE, None, None, None, "missing bank.yaml"))
     if not banks and not problems:
         problems.append(Problem(path, None, None, None, "no bank.yaml here or in any subfolder"))
@@ -222,9 +263,15 @@ def load_banks(paths: Sequence[Path]) -> LoadResult:
 def _load_banks(paths: Sequence[Path]) -> LoadResult:
     result = LoadResult()
     owner: dict[str, Path] = {}
+    seen: set[Path] = set()
     for path in paths:
         for bank_dir in find_bank_dirs(Path(path), result.problems):
-            bank = _load_one_bank(bank_dir, result.problems)
+            # The same folder named twice (questions/ and questions/genai-llm) is one bank.
+            if bank_dir.resolve() in seen:
+                continue
+            seen.add(bank_dir.resolve())
+            files: dict[str, Path] = {}
+            bank = _load_one_bank(bank_dir, result.problems, files)
             if bank is None:
                 continue
             if bank.id in owner:
@@ -240,6 +287,8 @@ def _load_banks(paths: Sequence[Path]) -> LoadResult:
                 continue
             owner[bank.id] = bank_dir / BANK_FILE
             result.banks[bank.id] = bank
+            result.folders[bank.id] = bank_dir
+            result.files[bank.id] = files
     return result
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 from enum import StrEnum
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
 
 from bot.bank.limits import (
     MAX_OPTION_CHARS,
@@ -43,11 +43,12 @@ class Kind(StrEnum):
 
 class Option(Strict):
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_OPTION_CHARS)]
-    correct: bool = False
+    # Strict: YAML's own true/false only, so `correct: "yes"` or `correct: 1` is an error.
+    correct: StrictBool = False
     rationale: Text = Field(
         description="Why learners pick this option and why it is or isn't right."
     )
-    pin: bool = Field(
+    pin: StrictBool = Field(
         default=False,
         description="Keep this option last when options are shuffled (All/None of the above).",
     )
@@ -67,7 +68,7 @@ class Question(Strict):
     topic: Slug
     difficulty: Difficulty = Difficulty.MEDIUM
     kind: Kind = Kind.SINGLE
-    shuffle: bool = Field(
+    shuffle: StrictBool = Field(
         default=True, description="Shuffle the options per delivery (false: keep file order)."
     )
     stem: Text
@@ -198,6 +199,11 @@ class Bank(BaseModel):
     @property
     def id(self) -> str:
         return self.meta.id
+
+    def topics_with_questions(self) -> list[Topic]:
+        """Declared topics that have at least one question, in bank.yaml order (for menus)."""
+        used = {q.topic for q in self.questions.values()}
+        return [t for t in self.meta.topics if t.id in used]
 
     def in_topic(self, topic: str | None) -> list[Question]:
         """Questions of one topic, or all when topic is None."""

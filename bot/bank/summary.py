@@ -11,6 +11,11 @@ def _percent(part: int, whole: int) -> float:
     return 100 * part / whole if whole else 0.0
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 question`, `2 questions`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def summarize(bank: Bank) -> str:
     """Several lines describing the bank, with an aligned per-topic table."""
     meta = bank.meta
@@ -33,12 +38,19 @@ def summarize(bank: Bank) -> str:
     ]
     difficulty = Counter(q.difficulty.value for q in bank.questions.values())
     kinds = Counter(q.kind.value for q in bank.questions.values())
+    tags = Counter(
+        o.misconception for q in bank.questions.values() for o in q.options if o.misconception
+    )
+    misconceptions = [
+        f"    {m.id}: {m.name} ({plural(tags[m.id], 'option')})" for m in meta.misconceptions
+    ]
     return "\n".join(
         [
-            f"{meta.id}: {meta.title} ({meta.exam_code}), {total} questions",
+            f"{meta.id}: {meta.title} ({meta.exam_code}), {plural(total, 'question')}",
             *table,
             "  difficulty: " + _mix(difficulty, [d.value for d in Difficulty], total),
             "  kind: " + _mix(kinds, [k.value for k in Kind], total),
+            *(["  misconceptions:", *misconceptions] if misconceptions else []),
         ]
     )
 

@@ -22,12 +22,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     health.add_argument(
         "--max-heartbeat-age",
-        type=float,
+        type=_positive_seconds,
         default=None,
         metavar="SECONDS",
         help="a running bot silent for longer is reported unhealthy (default 120)",
     )
     health.set_defaults(func=cmd_health)
+
+
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0")
+    return seconds
 
 
 def cmd_backup(args: argparse.Namespace) -> int:

@@ -26,8 +26,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play.add_argument("--topic", help="topic id to practise (default: all)")
     play.add_argument("--bank", help="bank id (default: the first bank)")
     play.add_argument("--db", type=Path, help="SQLite file (default: QUIZBOT_DB)")
-    play.add_argument("-n", "--count", type=int, default=0, help="stop after N questions")
+    play.add_argument(
+        "-n", "--count", type=_count, default=0, help="stop after N questions (0: no limit)"
+    )
     play.set_defaults(func=cmd_play)
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a count of questions (0 or more)")
+    return number
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -41,7 +53,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     catalog = load_catalog(settings)
     if catalog is None:
         return 1
+    if args.bank is not None and args.bank not in catalog.banks:
+        return fail(f"no bank {args.bank!r}; banks: {', '.join(sorted(catalog.banks))}")
     db_path = args.db or settings.db
+    if db_path.is_dir():
+        return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
     return asyncio.run(
         play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
     )
@@ -85,11 +101,29 @@ def show_verdict(outcome: AnswerOutcome, out: TextIO) -> None:
 
 
 def parse_choice(text: str, q: Question) -> frozenset[int] | None:
+    """The letters typed, when they are options and exactly as many as the question asks."""
     letters = [c for c in text.upper() if c.isalpha()]
     chosen = frozenset(LETTERS.index(c) for c in letters if c in LETTERS[: len(q.options)])
-    if not chosen or len(chosen) != len(letters):
+    # Like the chat, a wrong count is asked again rather than graded wrong.
+    if len(chosen) != len(letters) or len(chosen) != q.select_count:
         return None
     return chosen
+
+
+def show_session(bank: Bank, results: list[tuple[str, bool]], out: TextIO) -> None:
+    """Answered, accuracy and the same per topic, for this session only."""
+    if not results:
+        print("\nNo questions answered this session. Bye!", file=out)
+        return
+    right = sum(ok for _, ok in results)
+    print(
+        f"\nThis session: {right}/{len(results)} correct ({right / len(results):.0%}).", file=out
+    )
+    for topic_id in dict.fromkeys(t for t, _ in results):
+        mine = [ok for t, ok in results if t == topic_id]
+        topic = bank.meta.topic(topic_id)
+        name = topic.name if topic else topic_id
+        print(f"  {name}: {sum(mine)}/{len(mine)} ({sum(mine) / len(mine):.0%})", file=out)
 
 
 async def play(
@@ -109,6 +143,7 @@ async def play(
             print(f"quizbot: bank {bank.id} has no topic {topic!r}", file=sys.stderr)
             return 2
         asked = 0
+        results: list[tuple[str, bool]] = []
         while not count or asked < count:
             delivery = await service.next_delivery(0, TERMINAL_USER, source="terminal")
             if delivery is None:
@@ -119,14 +154,14 @@ async def play(
             while True:
                 line = stdin.readline()
                 if not line or line.strip().lower() in {"q", "quit", "exit"}:
-                    print("\nBye!", file=out)
+                    show_session(bank, results, out)
                     return 0
                 chosen = parse_choice(line, q)
                 if chosen is not None:
                     break
+                how_many = f"{q.select_count} letters" if q.kind is Kind.MULTIPLE else "one letter"
                 print(
-                    f"Type {'letters' if q.kind is Kind.MULTIPLE else 'one letter'} "
-                    f"from A to {LETTERS[len(q.options) - 1]}: ",
+                    f"Type {how_many} from A to {LETTERS[len(q.options) - 1]}: ",
                     end="",
                     file=out,
                     flush=True,
@@ -134,7 +169,9 @@ async def play(
             outcome = await service.answer(delivery.id, TERMINAL_USER, 0, chosen)
             if outcome.status is AnswerStatus.RECORDED:
                 show_verdict(outcome, out)
+                results.append((q.topic, outcome.correct))
             asked += 1
+        show_session(bank, results, out)
         stats = await service.stats(TERMINAL_USER.id)
-        print(f"\nAnswered {stats.answered}, accuracy {stats.accuracy:.0%}.", file=out)
+        print(f"Answered {stats.answered} in all, accuracy {stats.accuracy:.0%}.", file=out)
     return 0

@@ -18,6 +18,10 @@ from bot.bank.problems import field_errors
 # Where a field of a draft came from in its source: (line, column name or None).
 Locator = Callable[[tuple[str | int, ...]], tuple[int | None, str | None]]
 SLUG_MAX = 48
+# Unicode White_Space, what the models strip; str.strip() would also eat U+001C..U+001F, so a
+# cell ending in one would import differently from the same text in a YAML file.
+WHITE_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+WHITE_SPACE += "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 # Words that make an id longer without telling questions apart.
 _STOP_WORDS = frozenset(
     (
@@ -96,6 +100,11 @@ class Draft:
         """An issue about one field of this draft, placed where the field came from."""
         line, column = self.locate(loc)
         return ImportIssue(self.file, line if line is not None else self.line, column, message)
+
+
+def strip(text: str) -> str:
+    """Text without the leading and trailing white space the models would remove."""
+    return text.strip(WHITE_SPACE)
 
 
 def slugify(text: str, limit: int = SLUG_MAX) -> str:

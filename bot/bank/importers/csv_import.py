@@ -10,6 +10,8 @@ The first row names the columns, in any order. UTF-8, with or without a BOM (Exc
   stem           the question                                                       (required)
   option_1 .. option_12        the answer options, from option_1 without gaps (2 to 12)
   rationale_1 .. rationale_12  why learners pick that option and why it is or isn't right
+  misconception_1 .. misconception_12  optional: id of the misconception (declared in
+                 bank.yaml) that wrong option N embodies
   correct        the right option(s): letters like B or A,C, or 1-based numbers like 2 or 1;3
   explanation    why the right answer is right                                    (required)
   trap           the common exam trap (optional)
@@ -27,12 +29,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.bank.importers.common import Draft, ImportIssue, slugify
+from bot.bank.importers.common import Draft, ImportIssue, slugify, strip
 from bot.bank.limits import MAX_OPTIONS
 from bot.bank.models import LETTERS
 
 OPTION_COLUMNS = [f"option_{i}" for i in range(1, MAX_OPTIONS + 1)]
 RATIONALE_COLUMNS = [f"rationale_{i}" for i in range(1, MAX_OPTIONS + 1)]
+MISCONCEPTION_COLUMNS = [f"misconception_{i}" for i in range(1, MAX_OPTIONS + 1)]
 SIMPLE_COLUMNS = (
     "id",
     "topic",
@@ -44,7 +47,16 @@ SIMPLE_COLUMNS = (
     "author",
     "reviewed",
 )
-COLUMNS = frozenset((*SIMPLE_COLUMNS, "correct", "tags", *OPTION_COLUMNS, *RATIONALE_COLUMNS))
+COLUMNS = frozenset(
+    (
+        *SIMPLE_COLUMNS,
+        "correct",
+        "tags",
+        *OPTION_COLUMNS,
+        *RATIONALE_COLUMNS,
+        *MISCONCEPTION_COLUMNS,
+    )
+)
 REQUIRED = (
     "topic",
     "stem",
@@ -61,7 +73,9 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
 def _column_of(loc: tuple[str | int, ...]) -> str:
     if loc[:1] == ("options",):
         if len(loc) >= 2 and isinstance(loc[1], int):
-            field = "rationale" if loc[2:3] == ("rationale",) else "option"
+            field = {"rationale": "rationale", "misconception": "misconception"}.get(
+                str(loc[2]) if len(loc) > 2 else "", "option"
+            )
             return f"{field}_{loc[1] + 1}"
         return "correct"  # the count of correct options is what the options error is about
     return str(loc[0]) if loc else "-"
@@ -89,7 +103,7 @@ def _topic_name(cell: str) -> str:
 
 
 def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
-    cells = {k: (v or "").strip() for k, v in row.items() if k}
+    cells = {k: strip(v or "") for k, v in row.items() if k}
     data: dict[str, Any] = {k: cells[k] for k in SIMPLE_COLUMNS if cells.get(k)}
     issues: list[ImportIssue] = []
     if "topic" in data and not _SLUG.match(data["topic"]):
@@ -110,6 +124,8 @@ def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
         option: dict[str, Any] = {"text": text}
         if rationale:
             option["rationale"] = rationale
+        if cells.get(MISCONCEPTION_COLUMNS[i]):
+            option["misconception"] = cells[MISCONCEPTION_COLUMNS[i]]
         options.append(option)
     for i in range(last + 1, MAX_OPTIONS):
         if cells.get(RATIONALE_COLUMNS[i]):

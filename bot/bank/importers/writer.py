@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,7 +173,9 @@ def write_drafts(
         ready.append((draft, checked))
     if not ready:
         return report
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # Every file is rendered before any is written, then all are written to temporary files
+    # and renamed: an import that fails half-way leaves the folder exactly as it was.
+    plan: list[tuple[Path, str]] = []
     question_header = header(QUESTION_SCHEMA, out_dir)
     for draft, question in ready:
         path = out_dir / f"{question.id}.yaml"
@@ -188,9 +193,36 @@ def write_drafts(
                     draft.issue(("id",), f"{path} exists; not overwritten (use --force)")
                 )
                 continue
-        path.write_text(text, encoding="utf-8")
-        report.written.append(path)
+        plan.append((path, text))
     if bank_file.added or not bank_file.exists:
-        bank_file.path.write_text(bank_file.render(bank_id, ready[0][0], out_dir), "utf-8")
-        report.bank_file_changed = True
+        plan.append((bank_file.path, bank_file.render(bank_id, ready[0][0], out_dir)))
+    write_all(plan, out_dir)
+    report.written = [path for path, _ in plan if path != bank_file.path]
+    report.bank_file_changed = any(path == bank_file.path for path, _ in plan)
     return report
+
+
+def write_all(plan: Sequence[tuple[Path, str]], out_dir: Path) -> None:
+    """Write every (path, text) or none: temporary files first, renamed once all are written."""
+    if not plan:
+        return
+    created = not out_dir.exists()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, text in plan:
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=out_dir)
+            temps.append((Path(name), path))
+            # mkstemp makes the file private; a question file is as readable as any other.
+            os.chmod(name, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+    except BaseException:
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+        if created:
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
+        raise
+    for temp, path in temps:
+        os.replace(temp, path)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+import re
 import textwrap
 from collections.abc import Mapping
 from typing import Any
@@ -14,6 +14,13 @@ from bot.bank import fastyaml
 from bot.bank.models import Question
 
 WIDTH = 96
+# Characters a YAML stream may hold as they are (YAML 1.1 "printable", which PyYAML enforces),
+# minus the ones a double-quoted scalar gives a meaning to, line breaks (U+2028/9 are line
+# breaks to YAML) and the BOM.
+_UNQUOTABLE = re.compile(
+    '[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\\\]'
+)
+_SHORT_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def question_document(question: Question) -> dict[str, Any]:
@@ -39,11 +46,37 @@ def dump(data: Mapping[str, Any], header: str = "") -> str:
     lines: list[str] = []
     _mapping(data, 0, lines, None)
     text = header + "\n".join(lines) + "\n"
-    if fastyaml.load(text) != data:
-        # Our layout is only an embellishment; never trade correctness for it.
-        body = yaml.safe_dump(dict(data), sort_keys=False, allow_unicode=True, width=WIDTH)
-        text = header + body
+    if _loads_back(text, data):
+        return text
+    # Our layout is only an embellishment; never trade correctness for it.
+    body = yaml.safe_dump(dict(data), sort_keys=False, allow_unicode=False, width=WIDTH)
+    text = header + body
+    if not _loads_back(text, data):
+        raise ValueError("cannot write this text as YAML that reads back the same")
     return text
+
+
+def _loads_back(text: str, data: Mapping[str, Any]) -> bool:
+    try:
+        return bool(fastyaml.load(text) == data)
+    except yaml.YAMLError:
+        return False
+
+
+def quoted(value: str) -> str:
+    """A double-quoted YAML scalar for any text: every character that is not plain is escaped."""
+    return '"' + _UNQUOTABLE.sub(_escape, value) + '"'
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    # Full code points (\U for astral ones): YAML has no surrogate-pair escapes like JSON's.
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _mapping(data: Mapping[str, Any], indent: int, lines: list[str], first: str | None) -> None:
@@ -123,6 +156,6 @@ def _inline(value: Any) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, str) and ("\n" in value or not value.isprintable()):
-        return json.dumps(value)  # a double-quoted YAML scalar with every escape spelled out
+        return quoted(value)
     text = yaml.safe_dump([value], width=10**6, allow_unicode=True)
     return text.removeprefix("- ").removesuffix("\n").removesuffix("\n...")
