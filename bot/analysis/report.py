@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.analysis.items import question_stats
+from bot.analysis.items import RestScores, question_stats
 from bot.analysis.model import (
     DEFAULT_MIN_N,
     ItemReport,
@@ -84,6 +84,7 @@ def analyse(
 ) -> ItemReport:
     """The report of one bank from its first attempts grouped by question."""
     learners = learner_totals(responses)
+    rest = RestScores.of(learners)
     stats: dict[str, QuestionStats] = {}
     unknown = 0
     for group in responses:
@@ -91,10 +92,10 @@ def analyse(
         if question is None:
             unknown += len(group.correct)
             continue
-        stats[question.id] = question_stats(question, group, learners, min_n)
+        stats[question.id] = question_stats(question, group, rest, min_n)
     for qid, question in bank.questions.items():
         if qid not in stats:
-            stats[qid] = question_stats(question, None, learners, min_n)
+            stats[qid] = question_stats(question, None, rest, min_n)
     ordered = tuple(sorted(stats.values(), key=QuestionStats.sort_key))
     return ItemReport(
         bank_id=bank.id,

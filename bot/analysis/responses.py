@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain, compress
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +45,10 @@ class QuestionResponses:
     timed: int = 0
 
 
-def learner_totals(responses: Iterable[QuestionResponses]) -> dict[int, LearnerTotal]:
+def learner_totals(responses: Sequence[QuestionResponses]) -> dict[int, LearnerTotal]:
     """Per learner: questions met and answered right, over all these first attempts."""
-    met: dict[int, int] = defaultdict(int)
-    right: dict[int, int] = defaultdict(int)
-    for group in responses:
-        for user, correct in zip(group.user_ids, group.correct, strict=True):
-            met[user] += 1
-            if correct:
-                right[user] += 1
+    met = Counter(chain.from_iterable(g.user_ids for g in responses))
+    right = Counter(chain.from_iterable(compress(g.user_ids, g.correct) for g in responses))
     return {u: LearnerTotal(m, right[u]) for u, m in met.items()}
 
 

@@ -46,18 +46,15 @@ def question_responses(conn: sqlite3.Connection, bank_id: str) -> list[QuestionR
     cursor = conn.execute(_BY_QUESTION, {"bank": bank_id})
     cursor.row_factory = None
     for qid, users, chosen, correct, time_total, timed in cursor:
-        choices = []
-        for text in chosen.split(" "):
-            choice = parsed.get(text)
-            if choice is None:
-                choice = parsed[text] = parse_chosen(text)
-            choices.append(choice)
+        texts = chosen.split(" ")
+        for text in set(texts).difference(parsed):
+            parsed[text] = parse_chosen(text)
         out.append(
             QuestionResponses(
                 question_id=qid,
                 user_ids=tuple(map(int, users.split(","))),
-                chosen=tuple(choices),
-                correct=tuple(c == "1" for c in correct),
+                chosen=tuple(map(parsed.__getitem__, texts)),
+                correct=tuple(map("1".__eq__, correct)),
                 time_total_ms=int(time_total),
                 timed=int(timed),
             )
