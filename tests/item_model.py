@@ -39,7 +39,7 @@ class Row:
     chosen: tuple[int, ...]
     correct: bool
     answered_at: float
-    time_ms: int
+    time_ms: int | None
 
 
 @dataclass
@@ -115,11 +115,12 @@ def insert_rows(conn: sqlite3.Connection, bank_id: str, rows: Iterable[Row]) -> 
         batch.clear()
 
     conn.execute("BEGIN")
+    first_id = conn.execute("SELECT COALESCE(MAX(id), 0) FROM deliveries").fetchone()[0]
     for r in rows:
         count += 1
         batch.append(
             (
-                count,
+                first_id + count,
                 r.user_id,
                 r.question_id,
                 r.topic,
