@@ -16,6 +16,7 @@ h1{font-size:1.3em;margin:.2em 0}h2{font-size:1.1em;margin:1.2em 0 .4em}
 .fig{background:#eef3fb;border-radius:6px;padding:4px 10px}.fig b{font-size:1.2em}
 .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #e3e3e3;padding:4px 6px;text-align:left;white-space:nowrap}
+td.fl{white-space:normal;min-width:8em}
 th{cursor:pointer;background:#f0f0f0;position:sticky;top:0}td.num{text-align:right}
 .sev6,.sev5{color:#b00020;font-weight:600}.sev4,.sev3{color:#a05a00}.sev2,.sev1{color:#555}
 .q{background:#fff;border:1px solid #ddd;border-radius:8px;padding:8px 12px;margin:10px 0}
@@ -28,7 +29,8 @@ th{cursor:pointer;background:#f0f0f0;position:sticky;top:0}td.num{text-align:rig
 .lbl{font-size:.85em;color:#444}.legend dt{font-weight:600}.legend dd{margin:0 0 .3em 1em}
 """
 
-# Sorting by any column on click; rows carry their numbers in data-v so sorting is numeric.
+# The table comes sorted worst first; a click on a header sorts by that column (numbers
+# from data-v, so sorting is numeric).
 _JS = """
 document.querySelectorAll('#questions th').forEach(function(th,col){
  th.addEventListener('click',function(){
@@ -91,12 +93,12 @@ def _row(q: QuestionStats) -> str:
     words = ", ".join(dict.fromkeys(f.kind.value for f in q.flags)) or "ok"
     qid = escape(q.question_id)
     return (
-        f'<tr><td data-v="{q.severity}" class="sev{q.severity}">{escape(words)}</td>'
-        f'<td data-v="{qid}"><a href="#q-{qid}">{qid}</a></td>'
-        f'<td data-v="{escape(q.topic)}">{escape(q.topic)}</td>'
+        f'<tr><td data-v="{qid}"><a href="#q-{qid}">{qid}</a></td>'
+        f'<td data-v="{q.severity}" class="fl sev{q.severity}">{escape(words)}</td>'
         f"{num(q.n, str(q.n))}{num(q.p, fmt(q.p))}{num(q.r, fmt(q.r))}{num(q.d, fmt(q.d))}"
         f"{num(q.mean_time_ms, seconds(q.mean_time_ms))}"
-        f'<td data-v="{q.status.rank}">{escape(q.status.value)}</td></tr>'
+        f'<td data-v="{q.status.rank}">{escape(q.status.value)}</td>'
+        f'<td data-v="{escape(q.topic)}">{escape(q.topic)}</td></tr>'
     )
 
 
@@ -125,7 +127,7 @@ def render_html(report: ItemReport) -> str:
     )
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("flags", "question", "topic", "n", "p", "r", "D", "time", "status")
+        for h in ("question", "flags", "n", "p", "r", "D", "time", "status", "topic")
     )
     topics = "".join(
         f"<tr><td>{escape(t.name)}</td><td class='num'>{t.questions}</td>"
