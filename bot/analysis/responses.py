@@ -26,12 +26,6 @@ class LearnerTotal:
     met: int
     right: int
 
-    def rest_score(self, correct: bool) -> float | None:
-        """Share correct over the learner's other questions (None: met no other question)."""
-        if self.met < 2:
-            return None
-        return (self.right - int(correct)) / (self.met - 1)
-
 
 @dataclass(frozen=True, slots=True)
 class QuestionResponses:
