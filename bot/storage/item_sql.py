@@ -1,0 +1,92 @@
+"""SQL of item analysis: learners' first attempts at a bank's questions, read in one pass.
+
+A first attempt is a learner's earliest answer to a question of the bank, whatever sent it
+(practice, daily, group, mock): later answers are learning, not measurement. `chosen` is stored
+in the question file's option order, so its indices are read as file-order indices.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.analysis.model import DEFAULT_MIN_N, ItemReport
+from bot.analysis.report import analyse
+from bot.analysis.responses import QuestionResponses, parse_chosen
+from bot.bank.models import Bank
+
+# The earliest answer per learner and question (ties: the lower id), as an anti-join: one
+# sequential scan of answers, one probe each into answers_by_user (user_id, bank_id,
+# question_id, answered_at, and the rowid every index ends with).
+_FIRST_ATTEMPTS = (
+    "SELECT a.question_id, a.user_id, a.chosen, a.correct, a.time_to_answer_ms FROM answers a"
+    " WHERE a.bank_id = :bank AND NOT EXISTS (SELECT 1 FROM answers b"
+    "  WHERE b.user_id = a.user_id AND b.bank_id = a.bank_id AND b.question_id = a.question_id"
+    "  AND (b.answered_at, b.id) < (a.answered_at, a.id))"
+)
+
+# One row per question: its first attempts as aligned lists (group_concat of one GROUP BY
+# sees the rows in the same order), so Python splits a thousand strings instead of fetching a
+# million rows. `chosen` itself holds commas, hence the space between entries.
+_BY_QUESTION = (
+    "SELECT question_id, group_concat(user_id, ','), group_concat(chosen, ' '),"
+    " group_concat(correct, ''), COALESCE(SUM(time_to_answer_ms), 0), COUNT(time_to_answer_ms)"
+    f" FROM ({_FIRST_ATTEMPTS}) GROUP BY question_id"
+)
+
+
+class NoDatabase(Exception):
+    """The database file does not exist."""
+
+
+def question_responses(conn: sqlite3.Connection, bank_id: str) -> list[QuestionResponses]:
+    """Every question's first attempts at this bank, in question-id order (one query)."""
+    parsed: dict[str, tuple[int, ...]] = {}
+    out: list[QuestionResponses] = []
+    cursor = conn.execute(_BY_QUESTION, {"bank": bank_id})
+    cursor.row_factory = None
+    for qid, users, chosen, correct, time_total, timed in cursor:
+        texts = chosen.split(" ")
+        for text in set(texts).difference(parsed):
+            parsed[text] = parse_chosen(text)
+        out.append(
+            QuestionResponses(
+                question_id=qid,
+                user_ids=tuple(map(int, users.split(","))),
+                chosen=tuple(map(parsed.__getitem__, texts)),
+                correct=tuple(map("1".__eq__, correct)),
+                time_total_ms=int(time_total),
+                timed=int(timed),
+            )
+        )
+    return out
+
+
+def item_report(conn: sqlite3.Connection, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
+    """The item analysis of a bank: one aggregate query, then one pass in Python."""
+    return analyse(bank, question_responses(conn, bank.id), min_n)
+
+
+def answered_banks(conn: sqlite3.Connection) -> list[str]:
+    """Ids of the banks that have answers."""
+    return [row[0] for row in conn.execute("SELECT DISTINCT bank_id FROM answers ORDER BY 1")]
+
+
+def connect_read_only(path: Path | str) -> sqlite3.Connection:
+    """A read-only connection of its own, so a long report never holds up the bot's writes."""
+    db = Path(path)
+    if not db.is_file():
+        raise NoDatabase(f"no database at {db}")
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn
+
+
+def read_item_report(path: Path | str, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
+    """Open the database read-only, analyse one bank, close (blocking: from async code, run it
+    in a thread, e.g. `asyncio.to_thread`)."""
+    conn = connect_read_only(path)
+    try:
+        return item_report(conn, bank, min_n)
+    finally:
+        conn.close()
