@@ -100,6 +100,8 @@ class Exam:
     current: int = 0
     status: ExamStatus = ExamStatus.RUNNING
     finished_at: float | None = None
+    chat_id: int | None = None  # where the exam's one message is shown, once sent
+    message_id: int | None = None
 
     @property
     def size(self) -> int:
