@@ -75,15 +75,17 @@ class MockService:
         kind: ExamKind = ExamKind.FULL,
         questions: int | None = None,
     ) -> MockReply:
-        """Start an exam (REDUCED takes `questions`); refused while another one is running."""
+        """Start an exam (REDUCED takes `questions`); refused (RUNNING) while one is running, or
+        EXPIRED with the result of one whose deadline passed unnoticed."""
         now = self.clock.now()
 
         def look(conn: sqlite3.Connection) -> tuple[MockReply | None, str | None, set[str]]:
             running = mock_sql.running_exam(conn, user_id)
-            if running is not None and not running.is_due(now):
-                return self._screen(conn, MockStatus.RUNNING, running, now), None, set()
+            if running is not None and running.is_due(now):
+                # Its time ran out unseen: the learner gets that result before a new exam.
+                return self._submit(conn, running, moves.expire(running)), None, set()
             if running is not None:
-                self._submit(conn, running, moves.expire(running))
+                return self._screen(conn, MockStatus.RUNNING, running, now), None, set()
             prefs = practice_sql.user_prefs(conn, user_id).bank_id
             bank = self.catalog.bank(bank_id or prefs)
             return None, bank.id, mock_sql.mocked_question_ids(conn, user_id, bank.id)
