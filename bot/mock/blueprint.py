@@ -1,5 +1,5 @@
-"""Which questions a mock exam gets: blueprint weights per topic, the bank's difficulty mix within
-each topic, no question twice, questions not met in earlier mocks first."""
+"""Which questions a mock exam gets: blueprint weights per topic, no question twice, questions not
+met in earlier mocks first, the bank's difficulty mix within each topic."""
 
 from __future__ import annotations
 
@@ -94,8 +94,8 @@ def draw(bank: Bank, size: int, seen: Set[str], rng: random.Random) -> Draw | To
     """Draw `size` distinct questions by blueprint weight, difficulty mix and freshness.
 
     Priorities, in order: the topic counts of the blueprint (largest remainder; a topic with too
-    few questions gives its surplus to the others), then the bank's difficulty mix within each
-    topic, then questions not in `seen` (met in earlier mocks), at random among equals.
+    few questions gives its surplus to the others), then questions not in `seen` (met in earlier
+    mocks), then the bank's difficulty mix within each topic, at random among equals.
     """
     if size > len(bank.questions):
         return TooSmall(size, len(bank.questions))
@@ -114,24 +114,26 @@ def draw(bank: Bank, size: int, seen: Set[str], rng: random.Random) -> Draw | To
 def _draw_topic(
     questions: Sequence[Question], count: int, seen: Set[str], rng: random.Random
 ) -> list[str]:
-    """`count` questions of one topic, difficulties in the topic's own proportions."""
+    """`count` questions of one topic: fresh ones first, difficulties in the topic's own
+    proportions as far as the fresh questions allow."""
     if count == 0:
         return []
     cells: dict[str, list[str]] = {}
     for q in questions:
         cells.setdefault(q.difficulty.value, []).append(q.id)
-    mix = apportion(
-        {d: float(len(ids)) for d, ids in cells.items()},
-        count,
-        {d: len(ids) for d, ids in cells.items()},
-    )
-    out: list[str] = []
-    for difficulty, ids in cells.items():
-        fresh = [i for i in ids if i not in seen]
-        met = [i for i in ids if i in seen]
-        rng.shuffle(fresh)
-        rng.shuffle(met)
-        out.extend((fresh + met)[: mix[difficulty]])
+    weights = {d: float(len(ids)) for d, ids in cells.items()}
+    fresh = {d: [i for i in ids if i not in seen] for d, ids in cells.items()}
+    met = {d: [i for i in ids if i in seen] for d, ids in cells.items()}
+    for pool in (*fresh.values(), *met.values()):
+        rng.shuffle(pool)
+    target = apportion(weights, count, {d: len(ids) for d, ids in cells.items()})
+    take = {d: min(target[d], len(fresh[d])) for d in cells}
+    # Fresh questions of another difficulty before any question met in an earlier mock.
+    spare = {d: len(fresh[d]) - take[d] for d in cells}
+    extra = apportion(weights, min(count - sum(take.values()), sum(spare.values())), spare)
+    out = [i for d in cells for i in fresh[d][: take[d] + extra[d]]]
+    refill = apportion(weights, count - len(out), {d: len(ids) for d, ids in met.items()})
+    out.extend(i for d in cells for i in met[d][: refill[d]])
     return out
 
 
