@@ -265,3 +265,17 @@ async def test_a_question_removed_mid_exam_keeps_its_snapshot_and_its_score(
     # ... but it is not fed to item statistics or the memory model: the bank no longer has it.
     assert gone_id not in {g.question_id for g in done.graded} and len(done.graded) == 9
     assert rows(db.path, f"SELECT COUNT(*) FROM answers WHERE question_id = '{gone_id}'") == [(0,)]
+
+
+async def test_a_cached_exam_never_hides_a_change_made_elsewhere(
+    service: MockService, db: Database, catalog: Catalog, clock: FakeClock
+) -> None:
+    exam = exam_of(await service.start(ANN))
+    await service.choose(ANN, exam.id, 0, 0)  # this service now holds the exam in its cache
+    other = MockService(db, catalog, clock=clock)  # e.g. `quizbot play --mock` beside the bot
+    await other.choose(ANN, exam.id, 0, 1)
+    await other.flag(ANN, exam.id, 5)
+    seen = exam_of(await service.step(ANN, exam.id, +1))
+    assert seen.items[0].chosen == {exam.items[0].file_index(1)} and seen.items[5].flagged
+    await other.abandon(ANN)
+    assert (await service.choose(ANN, exam.id, 1, 0)).status is MockStatus.STALE

@@ -102,6 +102,7 @@ class Exam:
     finished_at: float | None = None
     chat_id: int | None = None  # where the exam's one message is shown, once sent
     message_id: int | None = None
+    rev: int = 0  # the stored revision this value was read as or written to
 
     @property
     def size(self) -> int:

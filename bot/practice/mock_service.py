@@ -29,6 +29,8 @@ from bot.storage.mock_sql import MockSummary
 # with it; the default writes them into deliveries/answers (source 'mock').
 GradedSink = Callable[[sqlite3.Connection, Exam, tuple[GradedAnswer, ...]], object]
 Move = Callable[[Exam, float], Exam | Pending]
+CACHE_EXAMS = 4096
+CACHE_QUESTIONS = 65536
 
 
 @functools.lru_cache(maxsize=1024)
@@ -65,6 +67,22 @@ class MockService:
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.record = record
+        # Committed exams and parsed snapshots, so a tap reads one row instead of the whole
+        # exam: a cached exam is used only while its stored revision is unchanged.
+        self._exams: dict[int, Exam] = {}
+        self._questions: dict[tuple[int, int, int], Question] = {}
+
+    def _remember(self, reply: MockReply) -> MockReply:
+        """Cache the exam of a reply whose transaction has committed."""
+        exam = reply.exam
+        if exam is not None and exam.id:
+            if len(self._exams) >= CACHE_EXAMS:
+                self._exams.clear()
+            if exam.status is ExamStatus.RUNNING:
+                self._exams[exam.id] = exam
+            else:
+                self._exams.pop(exam.id, None)
+        return reply
 
     async def start(
         self,
@@ -92,7 +110,7 @@ class MockService:
 
         refused, chosen_bank, seen = await self.db.write(look)
         if refused is not None:
-            return refused
+            return self._remember(refused)
         bank = self.catalog.bank(chosen_bank)
         exam_plan = plan(bank.meta, kind, questions)
         seed = self.rng.randrange(2**62)
@@ -120,7 +138,7 @@ class MockService:
                 return self._screen(conn, MockStatus.RUNNING, running, now)
             return self._screen(conn, MockStatus.STARTED, replace(exam, id=exam_id), now)
 
-        return await self.db.write(store)
+        return self._remember(await self.db.write(store))
 
     async def resume(self, user_id: int) -> MockReply:
         """The running exam where the learner left it (submitted first if its time is up)."""
@@ -134,7 +152,7 @@ class MockService:
                 return self._submit(conn, running, moves.expire(running))
             return self._screen(conn, MockStatus.SHOWN, running, now)
 
-        return await self.db.write(fn)
+        return self._remember(await self.db.write(fn))
 
     async def choose(
         self, user_id: int, exam_id: int, position: int, option: int, *, on: bool | None = None
@@ -182,11 +200,10 @@ class MockService:
                 return MockReply(MockStatus.STALE, exam)
             if exam.is_due(now):
                 return self._submit(conn, exam, moves.expire(exam))
-            after = moves.abandon(exam, now)
-            mock_sql.save_exam(conn, exam, after)
+            after = mock_sql.save_exam(conn, exam, moves.abandon(exam, now))
             return MockReply(MockStatus.ABANDONED, after)
 
-        return await self.db.write(fn)
+        return self._remember(await self.db.write(fn))
 
     async def expire_due(self, now: float | None = None) -> list[MockReply]:
         """Submit every running exam past its deadline (a job, and once at start-up)."""
@@ -200,7 +217,7 @@ class MockService:
                 out.append(self._submit(conn, exam, moves.expire(exam)))
             return out
 
-        return await self.db.write(fn)
+        return [self._remember(r) for r in await self.db.write(fn)]
 
     async def next_deadline(self) -> float | None:
         """When the next running exam is due (for the auto-submit job)."""
@@ -238,7 +255,7 @@ class MockService:
         now = self.clock.now()
 
         def fn(conn: sqlite3.Connection) -> MockReply:
-            exam = mock_sql.load_exam(conn, exam_id)
+            exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
             if exam is None or exam.user_id != user_id:
                 return MockReply(MockStatus.STALE)
             if exam.status is not ExamStatus.RUNNING:
@@ -253,15 +270,15 @@ class MockService:
                 return replace(self._screen(conn, MockStatus.CONFIRM, exam, now), pending=after)
             if after.status is ExamStatus.FINISHED:
                 return self._submit(conn, exam, after)
-            mock_sql.save_exam(conn, exam, after)
-            return self._screen(conn, MockStatus.SHOWN, after, now)
+            saved = mock_sql.save_exam(conn, exam, after)
+            return self._screen(conn, MockStatus.SHOWN, saved, now)
 
-        return await self.db.write(fn)
+        return self._remember(await self.db.write(fn))
 
     def _submit(self, conn: sqlite3.Connection, before: Exam, after: Exam) -> MockReply:
         """Store a submitted exam with its score and record its answers, in one transaction."""
         result = score(after)
-        mock_sql.save_exam(conn, before, after, result)
+        after = mock_sql.save_exam(conn, before, after, result)
         snaps = mock_sql.snapshots(conn, after.id)
         fed = tuple(
             g
@@ -275,9 +292,18 @@ class MockService:
         status = MockStatus.EXPIRED if after.status is ExamStatus.EXPIRED else MockStatus.FINISHED
         return MockReply(status, after, result=result, graded=fed)
 
-    @staticmethod
-    def _screen(conn: sqlite3.Connection, status: MockStatus, exam: Exam, now: float) -> MockReply:
+    def _screen(
+        self, conn: sqlite3.Connection, status: MockStatus, exam: Exam, now: float
+    ) -> MockReply:
         """A reply that shows the exam at its current question, as snapshotted."""
-        snap = mock_sql.snapshot(conn, exam.id, exam.current)
-        question = _question(snap) if snap is not None else None
+        # The seed in the key: an exam id rolled back with its transaction may be reused.
+        key = (exam.id, exam.seed, exam.current)
+        question = self._questions.get(key)
+        if question is None:
+            snap = mock_sql.snapshot(conn, exam.id, exam.current)
+            question = _question(snap) if snap is not None else None
+            if question is not None:
+                if len(self._questions) >= CACHE_QUESTIONS:
+                    self._questions.clear()
+                self._questions[key] = question
         return MockReply(status, exam, question=question, time_left_s=exam.time_left(now))

@@ -3,10 +3,11 @@ that each exam move is one transaction in one round trip."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, TopicWeight
 from bot.mock.scoring import GradedAnswer, MockResult
@@ -31,8 +32,15 @@ class MockSummary:
     passed: bool | None
 
 
+@functools.lru_cache(maxsize=4096)
 def _indices(text: str) -> tuple[int, ...]:
+    # Few distinct strings ("2,0,3,1", "1", ""): parsing them once keeps loading an exam cheap.
     return tuple(int(p) for p in text.split(",") if p != "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_set(text: str) -> frozenset[int]:
+    return frozenset(_indices(text))
 
 
 def _text(indices: tuple[int, ...] | frozenset[int]) -> str:
@@ -92,7 +100,7 @@ def insert_exam(conn: sqlite3.Connection, exam: Exam, snapshots: Mapping[str, st
 
 _EXAM_COLUMNS = (
     "id, user_id, bank_id, kind, status, seed, passing_score, topics, current, started_at,"
-    " deadline, finished_at, chat_id, message_id"
+    " deadline, finished_at, chat_id, message_id, rev"
 )
 
 
@@ -102,8 +110,8 @@ def _exam(conn: sqlite3.Connection, row: sqlite3.Row) -> Exam:
             question_id=r["question_id"],
             topic=r["topic"],
             order=_indices(r["option_order"]),
-            correct=frozenset(_indices(r["correct"])),
-            chosen=frozenset(_indices(r["chosen"])),
+            correct=_index_set(r["correct"]),
+            chosen=_index_set(r["chosen"]),
             flagged=bool(r["flagged"]),
             answered_at=r["answered_at"],
         )
@@ -131,11 +139,17 @@ def _exam(conn: sqlite3.Connection, row: sqlite3.Row) -> Exam:
         finished_at=row["finished_at"],
         chat_id=row["chat_id"],
         message_id=row["message_id"],
+        rev=row["rev"],
     )
 
 
-def load_exam(conn: sqlite3.Connection, exam_id: int) -> Exam | None:
-    """An exam with its items (without the question snapshots), or None."""
+def load_exam(conn: sqlite3.Connection, exam_id: int, cached: Exam | None = None) -> Exam | None:
+    """An exam with its items (without the question snapshots), or None; `cached` is returned
+    as is when the stored exam has not changed since it was read."""
+    if cached is not None and cached.id == exam_id:
+        row = conn.execute("SELECT rev FROM mock_exams WHERE id = ?", (exam_id,)).fetchone()
+        if row is not None and row[0] == cached.rev:
+            return cached
     row = conn.execute(
         f"SELECT {_EXAM_COLUMNS} FROM mock_exams WHERE id = ?", (exam_id,)
     ).fetchone()
@@ -171,11 +185,12 @@ def snapshots(conn: sqlite3.Connection, exam_id: int) -> list[str]:
 
 def save_exam(
     conn: sqlite3.Connection, before: Exam, after: Exam, result: MockResult | None = None
-) -> None:
-    """Write what a move changed: the exam's header, the items that differ, the score."""
+) -> Exam:
+    """Write what a move changed (the exam's header, the items that differ, the score); returns
+    `after` at its new revision."""
     conn.execute(
         "UPDATE mock_exams SET current = ?, status = ?, finished_at = ?, correct = ?,"
-        " percent = ?, passed = ? WHERE id = ?",
+        " percent = ?, passed = ?, rev = rev + 1 WHERE id = ?",
         (
             after.current,
             after.status.value,
@@ -195,12 +210,13 @@ def save_exam(
             if old != new
         ],
     )
+    return replace(after, rev=before.rev + 1)
 
 
 def set_message(conn: sqlite3.Connection, exam_id: int, chat_id: int, message_id: int) -> None:
     """Remember the message that shows the exam (edited in place on each tap)."""
     conn.execute(
-        "UPDATE mock_exams SET chat_id = ?, message_id = ? WHERE id = ?",
+        "UPDATE mock_exams SET chat_id = ?, message_id = ?, rev = rev + 1 WHERE id = ?",
         (chat_id, message_id, exam_id),
     )
 

@@ -13,6 +13,8 @@ CREATE TABLE mock_exams (
     passing_score REAL    NOT NULL,             -- as the bank said when the exam started
     topics        TEXT    NOT NULL,             -- blueprint then: JSON [{id, name, weight}]
     current       INTEGER NOT NULL DEFAULT 0,   -- the question on screen
+    rev           INTEGER NOT NULL DEFAULT 0,   -- +1 on every change: a cached copy is current
+                                                -- while its rev matches
     started_at    REAL    NOT NULL,
     deadline      REAL    NOT NULL,             -- the server's clock decides, not the chat's
     finished_at   REAL,
