@@ -38,8 +38,8 @@ def new_figure(height_in: float) -> Figure:
 def to_png(fig: Figure) -> bytes:
     """The figure as PNG bytes, without the metadata that would change between versions."""
     out = io.BytesIO()
-    # Compression level 3: a few KB more than the default 6, ~10 ms less per chart.
+    # Compression level 1: a few KB more than the default 6, a third of the encoding time.
     fig.savefig(
-        out, format="png", dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": 3}
+        out, format="png", dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": 1}
     )
     return out.getvalue()
