@@ -35,6 +35,8 @@ def make_exam() -> Exam:
 
 def test_answers_are_stored_in_file_order_and_can_be_changed() -> None:
     e = make_exam()
+    shown = moves.shown_options(e.items[0], q("s1", "alpha", correct=(1,)))
+    assert [o.text for o in shown] == [f"Option {x} of s1" for x in "CADB"]
     e = moves.choose(e, 0, 0, T0 + 5)  # display A is file option 2
     assert e.items[0].chosen == {2} and e.items[0].chosen_display == {0}
     assert e.items[0].answered and not e.items[0].is_correct

@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from bot.bank.models import BankMeta, Question
+from bot.bank.models import BankMeta, Option, Question
 from bot.mock.blueprint import option_order
 from bot.mock.models import Exam, ExamPlan, ExamStatus, MockItem, TopicWeight
 
@@ -150,3 +150,8 @@ def abandon(exam: Exam, now: float) -> Exam:
     if exam.status is not ExamStatus.RUNNING:
         raise ExamError(CLOSED)
     return replace(exam, status=ExamStatus.ABANDONED, finished_at=min(now, exam.deadline))
+
+
+def shown_options(item: MockItem, question: Question) -> list[Option]:
+    """The question's options in the order the learner sees them (letters A, B, ... in turn)."""
+    return [question.options[i] for i in item.order]
