@@ -1,0 +1,131 @@
+"""The values of a mock exam: its questions as drawn, the learner's answers, its status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ExamStatus(StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"  # submitted by the learner
+    EXPIRED = "expired"  # submitted automatically at the deadline
+    ABANDONED = "abandoned"  # stopped by the learner: no score
+
+    @property
+    def scored(self) -> bool:
+        """Whether an exam in this state has a score."""
+        return self in (ExamStatus.FINISHED, ExamStatus.EXPIRED)
+
+
+class ExamKind(StrEnum):
+    FULL = "full"  # the bank's mock_exam size and time
+    SHORT = "short"  # a quarter of it
+    REDUCED = "reduced"  # all a bank smaller than its exam can give
+
+
+@dataclass(frozen=True, slots=True)
+class TopicWeight:
+    """A blueprint topic as it was when the exam started."""
+
+    id: str
+    name: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class ExamPlan:
+    """How many questions and how much time an exam gets."""
+
+    kind: ExamKind
+    questions: int
+    seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class MockItem:
+    """One question of an exam. Option indices are FILE indices; `order` maps display to file."""
+
+    question_id: str
+    topic: str
+    order: tuple[int, ...]  # order[display position] = file index
+    correct: frozenset[int]
+    chosen: frozenset[int] = frozenset()
+    flagged: bool = False
+    answered_at: float | None = None  # last change of the choice
+
+    @property
+    def select_count(self) -> int:
+        """How many options this question asks for."""
+        return len(self.correct)
+
+    @property
+    def answered(self) -> bool:
+        """A choice counts only with exactly as many options as the question asks for."""
+        return len(self.chosen) == self.select_count
+
+    @property
+    def is_correct(self) -> bool:
+        """All and only the correct options chosen (all or nothing, as exams score)."""
+        return self.chosen == self.correct
+
+    def file_index(self, display: int) -> int:
+        """The file index of the option shown at a display position."""
+        return self.order[display]
+
+    def display_index(self, file_index: int) -> int:
+        """Where an option (by file index) is shown."""
+        return self.order.index(file_index)
+
+    @property
+    def chosen_display(self) -> frozenset[int]:
+        """The chosen options as display positions (what the keyboard marks)."""
+        return frozenset(self.display_index(i) for i in self.chosen)
+
+
+@dataclass(frozen=True, slots=True)
+class Exam:
+    """A mock exam: its drawn questions, the learner's answers and where they are."""
+
+    id: int  # 0 until stored
+    user_id: int
+    bank_id: str
+    kind: ExamKind
+    seed: int
+    started_at: float
+    deadline: float
+    passing_score: float
+    topics: tuple[TopicWeight, ...]
+    items: tuple[MockItem, ...]
+    current: int = 0
+    status: ExamStatus = ExamStatus.RUNNING
+    finished_at: float | None = None
+    chat_id: int | None = None  # where the exam's one message is shown, once sent
+    message_id: int | None = None
+    rev: int = 0  # the stored revision this value was read as or written to
+
+    @property
+    def size(self) -> int:
+        return len(self.items)
+
+    @property
+    def answered_count(self) -> int:
+        return sum(item.answered for item in self.items)
+
+    @property
+    def unanswered(self) -> tuple[int, ...]:
+        """Positions of questions without a complete answer."""
+        return tuple(i for i, item in enumerate(self.items) if not item.answered)
+
+    @property
+    def flagged(self) -> tuple[int, ...]:
+        """Positions of flagged questions."""
+        return tuple(i for i, item in enumerate(self.items) if item.flagged)
+
+    def time_left(self, now: float) -> float:
+        """Seconds until the deadline (0 when past)."""
+        return max(0.0, self.deadline - now)
+
+    def is_due(self, now: float) -> bool:
+        """Running past its deadline: to be submitted automatically."""
+        return self.status is ExamStatus.RUNNING and now >= self.deadline

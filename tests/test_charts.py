@@ -1,0 +1,61 @@
+"""Charts come out as PNG files of the expected size, decodable, within the byte budget."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import struct
+import sys
+
+from PIL import Image
+
+from bot.charts import DayActivity, TopicBar, mock_chart, stats_chart
+from tests.bench.bench_charts import TODAY, mock_topics, predicted, year_of_history
+
+BUDGET = 150_000
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the IHDR chunk, which a PNG must have first."""
+    assert data[:8] == PNG_SIGNATURE
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert (length, kind) == (13, b"IHDR")
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_stats_chart_for_a_year_of_history_is_a_phone_sized_png_under_budget() -> None:
+    data = stats_chart(predicted(), year_of_history(), passing_score=70, today=TODAY)
+    width, height = png_size(data)
+    assert width == 1000 and 900 <= height <= 1300
+    assert len(data) < BUDGET
+    with Image.open(io.BytesIO(data)) as img:
+        img.load()  # decodes every pixel: a truncated or corrupt file raises here
+        assert img.size == (width, height)
+        colours = {c for _, c in img.convert("RGB").getcolors(1 << 20) or []}
+    # The Okabe-Ito blue and vermillion of passing and failing bars are both drawn.
+    assert (0x00, 0x72, 0xB2) in colours and (0xD5, 0x5E, 0x00) in colours
+    assert "matplotlib.pyplot" not in sys.modules  # no global pyplot state behind our back
+
+
+def test_stats_chart_without_history_or_evidence_still_renders() -> None:
+    bare = stats_chart(
+        [TopicBar("Only topic", None, 100)], [], passing_score=65, today=dt.date(2026, 1, 1)
+    )
+    old = [DayActivity(dt.date(2020, 1, 1), 10, 5)]  # outside the 30 days: ignored
+    also = stats_chart([TopicBar("Only topic", None, 100)], old, passing_score=65,
+                       today=dt.date(2026, 1, 1))  # fmt: skip
+    assert png_size(bare) == png_size(also) and png_size(bare)[0] == 1000
+    assert bare == also  # the same picture: no timestamps or versions written into the file
+
+
+def test_mock_chart_grows_with_its_topics() -> None:
+    six = mock_chart(mock_topics(), passing_score=70, title="Mock exam: 73% · passed")
+    two = mock_chart(mock_topics()[:2], passing_score=70)
+    (w6, h6), (w2, h2) = png_size(six), png_size(two)
+    assert w6 == w2 == 1000 and h6 > h2 >= 250
+    assert len(six) < BUDGET and len(two) < BUDGET
+    with Image.open(io.BytesIO(six)) as img:
+        img.load()
+        assert img.size == (w6, h6)
