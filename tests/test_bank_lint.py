@@ -133,6 +133,17 @@ def test_duplicate_meaning(tmp_path: Path) -> None:
     assert rules(tmp_path / "b", {"q.yaml": qfile("q", close)}) == []
 
 
+def test_duplicate_meaning_keeps_the_order_of_numbers(tmp_path: Path) -> None:
+    options = [dict(o) for o in PLAIN]
+    options[0] = {**options[0], "text": "32 bands of 4 rows each"}
+    options[1] = {**options[1], "text": "4 bands of 32 rows each"}
+    assert rules(tmp_path, {"q.yaml": qfile("q", options)}) == []
+    options[1] = {**options[1], "text": "Each: 32 bands, of 4 rows"}
+    assert rules(tmp_path / "b", {"q.yaml": qfile("q", options)}) == [
+        "[duplicate-meaning] q.yaml:8 options.1.text"
+    ]
+
+
 def bank_of(
     n: int, key_text: str | None, key_at: int, prefix: str = "q", **extra: Any
 ) -> dict[str, str]:

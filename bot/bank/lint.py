@@ -179,16 +179,19 @@ def short_option(item: _Item) -> Iterator[Problem]:
             )
 
 
-def _meaning(text: str) -> frozenset[str]:
-    return frozenset(w for w in _words(text) if w not in _ARTICLES)
+def _meaning(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    # Word order rarely changes a claim, but the order of numbers does: "32 bands of 4 rows"
+    # and "4 bands of 32 rows" are different options made of the same words.
+    words = [w for w in _words(text) if w not in _ARTICLES]
+    return frozenset(w for w in words if not w.isdigit()), tuple(w for w in words if w.isdigit())
 
 
 def duplicate_meaning(item: _Item) -> Iterator[Problem]:
-    """Two options with the same words, ignoring case, punctuation, articles and word order."""
-    seen: dict[frozenset[str], int] = {}
+    """Two options with the same words (case, punctuation, articles, word order aside)."""
+    seen: dict[tuple[frozenset[str], tuple[str, ...]], int] = {}
     for i, option in enumerate(item.question.options):
         key = _meaning(option.text)
-        if key and key in seen:
+        if key != (frozenset(), ()) and key in seen:
             yield item.warn(
                 "duplicate-meaning",
                 ("options", i, "text"),
