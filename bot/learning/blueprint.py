@@ -25,6 +25,7 @@ class Blueprint:
     value: Mapping[str, float]  # question -> its share of the exam score (topic weight / size)
     chance: Mapping[str, float]  # question -> probability a blind guess is right
     by_misconception: Mapping[str, tuple[str, ...]]  # misconception -> questions carrying it
+    topic_by_question: Mapping[str, str]
 
     @classmethod
     def of(cls, bank: Bank) -> Blueprint:
@@ -50,12 +51,17 @@ class Blueprint:
             value=value,
             chance={qid: chance_of_guess(q) for qid, q in bank.questions.items()},
             by_misconception={m: tuple(ids) for m, ids in by_mis.items()},
+            topic_by_question={qid: q.topic for qid, q in bank.questions.items()},
         )
+
+    @property
+    def mean_chance(self) -> float:
+        """Mean probability of a blind guess over the bank."""
+        return sum(self.chance.values()) / len(self.chance) if self.chance else 0.25
 
     def topic_of(self, question_id: str) -> str | None:
         """Topic of a question, None if the bank no longer has it."""
-        q = self.questions.get(question_id)
-        return q.topic if q is not None else None
+        return self.topic_by_question.get(question_id)
 
     @property
     def passing_score(self) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -58,6 +59,10 @@ class MemoryState:
     last_correct: bool
     last_confidence: Confidence | None = None
     first_correct: bool = False  # the very first answer: evidence of ability before any study
+    # Over the answers after the first: the recall FSRS predicted just before each, summed, and
+    # how many were right. They tell how far this learner's forgetting departs from the model.
+    predicted_recall: float = 0.0
+    review_right: int = 0
 
     @property
     def confident_error(self) -> bool:
@@ -76,6 +81,8 @@ class MemoryState:
             "last_correct": int(self.last_correct),
             "last_confidence": self.last_confidence.value if self.last_confidence else None,
             "first_correct": int(self.first_correct),
+            "predicted_recall": self.predicted_recall,
+            "review_right": self.review_right,
         }
 
     @classmethod
@@ -92,6 +99,8 @@ class MemoryState:
             last_correct=bool(row["last_correct"]),
             last_confidence=Confidence(str(conf)) if conf is not None else None,
             first_correct=bool(row["first_correct"]),
+            predicted_recall=float(row["predicted_recall"]),
+            review_right=int(row["review_right"]),
         )
 
 
@@ -112,7 +121,7 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     rating = rating_for(answer.correct, answer.confidence)
     if state is None:
         card = Card(card_id=1, state=State.Learning, due=at)
-        reps, lapses = 0, 0
+        reps, lapses, predicted, right = 0, 0, 0.0, 0
     else:
         card = Card(
             card_id=1,
@@ -127,6 +136,8 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
+        predicted = state.predicted_recall + recall_probability(state, at)
+        right = state.review_right + answer.correct
     card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
     assert card.stability is not None and card.difficulty is not None
     return MemoryState(
@@ -139,6 +150,8 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         last_correct=answer.correct,
         last_confidence=answer.confidence,
         first_correct=answer.correct if state is None else state.first_correct,
+        predicted_recall=predicted,
+        review_right=right,
     )
 
 
@@ -170,3 +183,29 @@ def recall_probability(state: MemoryState | None, at: dt.datetime) -> float:
 def recall_after_days(stability: float, days: float) -> float:
     """Retrievability `days` after the last review for a given stability."""
     return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
+
+
+# How many review answers it takes before the learner's own forgetting rate outweighs FSRS's
+# population default (the calibration is shrunk toward "no correction" below that).
+CALIBRATION_PSEUDO = 40.0
+
+
+def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> float:
+    """Exponent g so that recall ** g matches this learner's right answers on reviews.
+
+    Right answers include lucky guesses, so the observed recall is corrected for `chance` (the
+    bank's mean probability of a blind guess) before it is compared with FSRS's prediction.
+    g > 1: the learner forgets faster than the default model; g < 1: slower.
+    """
+    n = predicted = right = 0.0
+    for state in memory:
+        n += state.reps - 1
+        predicted += state.predicted_recall
+        right += state.review_right
+    if n < 1:
+        return 1.0
+    expected = min(max(predicted / n, 0.05), 0.995)
+    observed = min(max((right / n - chance) / (1 - chance), 0.05), 0.995)
+    raw = math.log(observed) / math.log(expected)
+    weight = n / (n + CALIBRATION_PSEUDO)
+    return min(4.0, max(0.5, 1.0 + (raw - 1.0) * weight))

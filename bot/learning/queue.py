@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import MemoryState, recall_probability
+from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
 from bot.learning.misconceptions import MisconceptionState
 
 DEFAULT_HORIZON_DAYS = 30
@@ -180,7 +180,9 @@ def choose_next(
 
     memory = learner.memory
     unmet = [q for q in pool if q not in memory]
-    recall = {q: recall_probability(memory[q], now) for q in pool if q in memory}
+    # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
+    g = forgetting_exponent(memory.values(), plan.mean_chance)
+    recall = {q: recall_probability(memory[q], now) ** g for q in pool if q in memory}
     due = [q for q, r in recall.items() if r < s.target_retention]
     today = learner.today
     behind = today.new < new_quota(plan, learner, pool, s)
@@ -197,8 +199,8 @@ def choose_next(
         return tier, -plan.value[q] * (1 - recall[q])
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
-    rng.shuffle(ranked)
-    return Pick(min(ranked, key=urgency), Reason.REVIEW if due else Reason.PRACTICE)
+    best = min(ranked, key=lambda q: (urgency(q), rng.random()))
+    return Pick(best, Reason.REVIEW if due else Reason.PRACTICE)
 
 
 def mistakes(
