@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "bot.bank.commands",
     "bot.commands.play",
     "bot.commands.admin",
+    "bot.commands.simulate",
 )
 
 
