@@ -139,7 +139,9 @@ def _new_question(
     plan: Blueprint, learner: Learner, unmet: Sequence[str], s: QueueSettings, rng: random.Random
 ) -> str:
     abilities = topic_abilities(plan, learner.memory)
-    mean_weight = sum(plan.weight.values()) / max(1, len(plan.weight))
+    # A topic's pull is the exam share one of its questions carries (weight / questions).
+    per_question = {t: plan.weight[t] / len(ids) for t, ids in plan.by_topic.items() if ids}
+    mean_value = sum(per_question.values()) / max(1, len(per_question))
     topics = sorted({plan.topic_of(q) or "" for q in unmet})
     last_topic = plan.topic_of(learner.last_question_id) if learner.last_question_id else None
     if len(topics) > 1 and last_topic in topics:
@@ -150,7 +152,7 @@ def _new_question(
         a = abilities.get(topic)
         share = a.met_share if a else 0.0
         rate = a.rate if a else 0.5
-        boost = (plan.weight.get(topic, 0.0) / mean_weight) * (1 + s.weakness_boost * (1 - rate))
+        boost = (per_question.get(topic, 0.0) / mean_value) * (1 + s.weakness_boost * (1 - rate))
         return share / boost if boost > 0 else math.inf
 
     rng.shuffle(topics)

@@ -18,9 +18,9 @@ from bot.learning.simulate.report import table
 from bot.learning.simulate.runner import PolicyReport, SimConfig, run_policy
 from bot.learning.simulate.truth import TRUTHS
 
-LEARNERS = 40
-DAYS = 45
-PER_DAY = 15
+LEARNERS = 30
+DAYS = 60
+PER_DAY = 20
 EXAM_IN = 30
 SEED = 11
 BUNDLED = Path(__file__).resolve().parents[2] / "questions"

@@ -19,6 +19,7 @@ START = dt.datetime(2027, 1, 4, tzinfo=dt.UTC)
 SESSION_HOUR = 8  # learners practise every morning, one answer every 90 seconds
 ANSWER_GAP = dt.timedelta(seconds=90)
 STILL_READY_DAYS = 7
+READY_CHECK_EVERY = 5  # answers between checks of the true score (it costs a pass over the bank)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,13 @@ def _days(when: dt.datetime) -> float:
     return (when - START).total_seconds() / 86_400
 
 
+def _ready(learner: SimLearner, t: float, pass_mark: float, answered: int) -> int | None:
+    # Ready now and, without further study, still ready a week later.
+    if learner.true_score(t) < pass_mark:
+        return None
+    return answered if learner.true_score(t + STILL_READY_DAYS) >= pass_mark else None
+
+
 def run_learner(plan: Blueprint, cfg: SimConfig, index: int) -> LearnerOutcome:
     """Simulate one learner for `cfg.days` days of `cfg.per_day` answers."""
     seed = cfg.seed * 1_000_003 + index
@@ -107,16 +115,10 @@ def run_learner(plan: Blueprint, cfg: SimConfig, index: int) -> LearnerOutcome:
             view.boxes[qid] = min(box + 1, len(LEITNER_DAYS) - 1) if correct else 0
             view.last_question_id = qid
             answered += 1
+            if ready_after is None and ((i + 1) % READY_CHECK_EVERY == 0 or i + 1 == cfg.per_day):
+                ready_after = _ready(learner, _days(now), pass_mark, answered)
         end = _at(day, cfg.per_day)
-        t = _days(end)
-        true_now = learner.true_score(t)
-        if (
-            ready_after is None
-            and true_now >= pass_mark
-            # only then the costlier look a week ahead
-            and learner.true_score(t + STILL_READY_DAYS) >= pass_mark
-        ):
-            ready_after = answered
+        true_now = learner.true_score(_days(end))
         estimate = readiness(plan, view.memory, end)
         if estimate.enough_data and estimate.score is not None:
             assert estimate.pass_probability is not None
