@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "bot.commands.play",
     "bot.commands.admin",
     "bot.commands.report",  # after bot.bank.commands: it adds `validate --stats`
+    "bot.commands.simulate",
 )
 
 

@@ -1,0 +1,236 @@
+"""The study queue: which question to ask next, and the /mistakes queue."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import random
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.learning.ability import topic_abilities
+from bot.learning.blueprint import Blueprint
+from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
+from bot.learning.misconceptions import MisconceptionState
+
+DEFAULT_HORIZON_DAYS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSettings:
+    """The few knobs of the study queue (defaults are what the bot uses)."""
+
+    target_retention: float = 0.85  # a met question is due once its recall falls below this
+    final_review_days: int = 3  # the last days before the exam introduce nothing new on pace
+    default_horizon_days: int = DEFAULT_HORIZON_DAYS  # plan without an exam date
+    weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
+    retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
+    new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
+
+
+DEFAULT_SETTINGS = QueueSettings()
+
+
+class Reason(StrEnum):
+    MISCONCEPTION = "misconception"  # re-test of an active misconception
+    REVIEW = "review"  # a met question whose recall fell below the target
+    NEW = "new"  # a question never answered
+    PRACTICE = "practice"  # nothing due or new: the most forgotten question
+
+
+@dataclass(frozen=True, slots=True)
+class Today:
+    """The learner's current day: its local date, its start in UTC, what was answered so far."""
+
+    date: dt.date
+    start: dt.datetime
+    answered: int = 0
+    new: int = 0  # of those, questions met for the first time
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """The chosen question and why."""
+
+    question_id: str
+    reason: Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Learner:
+    """Everything the queue knows about one learner on one bank."""
+
+    memory: Mapping[str, MemoryState]
+    today: Today
+    exam_date: dt.date | None = None
+    topic: str | None = None  # the topic chosen in /topics (None: all)
+    misconceptions: Mapping[str, MisconceptionState] = field(default_factory=dict)
+    last_question_id: str | None = None
+
+
+def today_from_memory(
+    memory: Mapping[str, MemoryState], date: dt.date, start: dt.datetime
+) -> Today:
+    """Today's counts derived from memory states (a question met today has one review)."""
+    answered = new = 0
+    for state in memory.values():
+        if state.last_review >= start:
+            answered += 1
+            new += state.reps == 1
+    return Today(date=date, start=start, answered=answered, new=new)
+
+
+def days_left(exam_date: dt.date | None, today: dt.date, settings: QueueSettings) -> int:
+    """Days of study left including today (the default horizon without an exam date)."""
+    if exam_date is None:
+        return settings.default_horizon_days
+    return max(0, (exam_date - today).days)
+
+
+def new_quota(plan: Blueprint, learner: Learner, pool: Collection[str], s: QueueSettings) -> int:
+    """New questions to introduce today so every unmet one is met before the final days."""
+    unmet_at_start = sum(q not in learner.memory for q in pool) + learner.today.new
+    study_days = days_left(learner.exam_date, learner.today.date, s) - s.final_review_days
+    if study_days <= 0:
+        return 0
+    return math.ceil(unmet_at_start / study_days)
+
+
+def _prefer_other_topic(plan: Blueprint, ids: Sequence[str], last: str | None) -> list[str]:
+    # Interleaving: stay away from the topic just practised while another one is on offer.
+    last_topic = plan.topic_of(last) if last else None
+    other = [q for q in ids if plan.topic_of(q) != last_topic]
+    return other or list(ids)
+
+
+def _retest(
+    plan: Blueprint,
+    learner: Learner,
+    pool: Collection[str],
+    now: dt.datetime,
+    s: QueueSettings,
+    rng: random.Random,
+) -> str | None:
+    waited = dt.timedelta(hours=s.retest_after_hours)
+    due = [
+        m
+        for m in learner.misconceptions.values()
+        if m.active and m.last_event_at < learner.today.start and now - m.last_event_at >= waited
+    ]
+    for m in sorted(due, key=lambda m: (m.last_event_at, m.misconception_id)):
+        ids = [
+            q
+            for q in plan.by_misconception.get(m.misconception_id, ())
+            if q in pool and q != m.activated_by
+        ]
+        if ids:
+            # Least recently met first, so the learner sees the idea in a fresh wording.
+            far_past = dt.datetime.min.replace(tzinfo=dt.UTC)
+            rng.shuffle(ids)
+            return min(
+                ids,
+                key=lambda q: learner.memory[q].last_review if q in learner.memory else far_past,
+            )
+    return None
+
+
+def _new_question(
+    plan: Blueprint, learner: Learner, unmet: Sequence[str], s: QueueSettings, rng: random.Random
+) -> str:
+    abilities = topic_abilities(plan, learner.memory)
+    # A topic's pull is the exam share one of its questions carries (weight / questions).
+    per_question = {t: plan.weight[t] / len(ids) for t, ids in plan.by_topic.items() if ids}
+    mean_value = sum(per_question.values()) / max(1, len(per_question))
+    topics = sorted({plan.topic_of(q) or "" for q in unmet})
+    last_topic = plan.topic_of(learner.last_question_id) if learner.last_question_id else None
+    if len(topics) > 1 and last_topic in topics:
+        topics.remove(last_topic)
+
+    def lag(topic: str) -> float:
+        # Coverage so far divided by how much the topic deserves: the most behind goes next.
+        a = abilities.get(topic)
+        share = a.met_share if a else 0.0
+        rate = a.rate if a else 0.5
+        boost = (per_question.get(topic, 0.0) / mean_value) * (1 + s.weakness_boost * (1 - rate))
+        return share / boost if boost > 0 else math.inf
+
+    rng.shuffle(topics)
+    topic = min(topics, key=lag)
+    return rng.choice([q for q in unmet if plan.topic_of(q) == topic])
+
+
+def choose_next(
+    plan: Blueprint,
+    learner: Learner,
+    now: dt.datetime,
+    rng: random.Random,
+    settings: QueueSettings = DEFAULT_SETTINGS,
+) -> Pick | None:
+    """The next question for a learner, or None when the chosen topic has no question."""
+    s = settings
+    pool = [
+        q for q in plan.questions if learner.topic is None or plan.topic_of(q) == learner.topic
+    ]
+    if len(pool) > 1 and learner.last_question_id in pool:
+        pool.remove(learner.last_question_id)
+    if not pool:
+        return None
+    retest = _retest(plan, learner, set(pool), now, s, rng)
+    if retest is not None:
+        return Pick(retest, Reason.MISCONCEPTION)
+
+    memory = learner.memory
+    unmet = [q for q in pool if q not in memory]
+    # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
+    g = forgetting_exponent(memory.values(), plan.mean_chance)
+    recall = {q: recall_probability(memory[q], now) ** g for q in pool if q in memory}
+    due = [q for q, r in recall.items() if r < s.target_retention]
+    today = learner.today
+    behind = today.new < new_quota(plan, learner, pool, s)
+    reviews_today = today.answered - today.new
+    # While behind the day's pace of new questions, new ones come two for each review (the day
+    # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
+    catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
+    if unmet and (not due or catch_up):
+        return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
+
+    def urgency(q: str) -> tuple[int, float]:
+        state = memory[q]
+        tier = 0 if state.confident_error else 1 if not state.last_correct else 2
+        return tier, -plan.value[q] * (1 - recall[q])
+
+    ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
+    best = min(ranked, key=lambda q: (urgency(q), rng.random()))
+    return Pick(best, Reason.REVIEW if due else Reason.PRACTICE)
+
+
+def mistakes(
+    plan: Blueprint,
+    memory: Mapping[str, MemoryState],
+    now: dt.datetime,
+    topic: str | None = None,
+) -> list[str]:
+    """Questions whose last answer was wrong, most forgotten (lowest recall) first."""
+    ids = [
+        q
+        for q, state in memory.items()
+        if not state.last_correct
+        and q in plan.questions
+        and (topic is None or plan.topic_of(q) == topic)
+    ]
+    return sorted(ids, key=lambda q: (recall_probability(memory[q], now), q))
+
+
+def next_mistake(
+    plan: Blueprint,
+    memory: Mapping[str, MemoryState],
+    now: dt.datetime,
+    last_question_id: str | None = None,
+    topic: str | None = None,
+) -> str | None:
+    """The first of `mistakes`, never the question just shown while another is left."""
+    queue = mistakes(plan, memory, now, topic)
+    if len(queue) > 1 and queue[0] == last_question_id:
+        return queue[1]
+    return queue[0] if queue else None

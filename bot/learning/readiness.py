@@ -1,0 +1,152 @@
+"""Readiness: the predicted exam score with a range, and the probability of passing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.learning.ability import topic_abilities
+from bot.learning.blueprint import Blueprint
+from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
+
+MIN_ANSWERS = 40
+MIN_MET_PER_TOPIC = 3  # answered questions before a topic counts as met for the estimate
+MIN_BLUEPRINT_MET = 0.5  # share of the blueprint weight in topics met
+# Spread of the estimate that does not shrink with more answers: the memory model's default
+# parameters are not fitted to this learner, so recall itself is uncertain (in score points
+# per unit of blueprint weight resting on memory rather than on first-attempt evidence).
+MODEL_SD = 0.06
+Z90 = 1.645
+
+
+@dataclass(frozen=True, slots=True)
+class MockResult:
+    """A finished mock exam: right and asked per topic."""
+
+    at: dt.datetime
+    by_topic: Mapping[str, tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicReadiness:
+    """Predicted score on one topic (percent) and the share of its questions met."""
+
+    score: float
+    met: float
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """The estimate, or what is missing for one (score fields None when not enough data)."""
+
+    enough_data: bool
+    score: float | None
+    low: float | None
+    high: float | None
+    pass_probability: float | None
+    passing_score: float
+    topics: Mapping[str, TopicReadiness]
+    answers: int
+    answers_missing: int  # answers still needed before the estimate is shown
+    topics_missing: tuple[str, ...]  # topics with too few answers, heaviest first
+
+
+def p_right(recall: float, chance: float) -> float:
+    """Probability of a right answer: recalled, or not recalled but guessed right."""
+    return recall + (1.0 - recall) * chance
+
+
+def _normal_cdf(z: float) -> float:
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+def readiness(
+    plan: Blueprint,
+    memory: Mapping[str, MemoryState],
+    now: dt.datetime,
+    at: dt.datetime | None = None,
+    mocks: Sequence[MockResult] = (),
+) -> Readiness:
+    """Predicted blueprint-weighted exam score for an exam sat at `at` (default: now)."""
+    when = at or now
+    abilities = topic_abilities(plan, memory)
+    g = forgetting_exponent(memory.values(), plan.mean_chance)
+    answers = sum(s.reps for q, s in memory.items() if q in plan.questions)
+    topics: dict[str, TopicReadiness] = {}
+    mean = var_sampling = var_model = 0.0
+    weight_total = sum(w for t, w in plan.weight.items() if plan.by_topic.get(t))
+    for topic, ids in plan.by_topic.items():
+        if not ids:
+            continue
+        a = abilities[topic]
+        probs = []
+        for q in ids:
+            state = memory.get(q)
+            if state is None:
+                probs.append(a.rate)
+            else:
+                probs.append(p_right(recall_probability(state, when) ** g, plan.chance[q]))
+        score = sum(probs) / len(ids)
+        right, asked = _mock_evidence(mocks, topic, now)
+        if asked:
+            # A mock is a direct sample of the topic score: pool it with the model as if the
+            # model were worth MOCK_PSEUDO questions.
+            score = (score * MOCK_PSEUDO + right) / (MOCK_PSEUDO + asked)
+        topics[topic] = TopicReadiness(score=100 * score, met=a.met_share)
+        w = plan.weight[topic] / weight_total
+        mean += w * score
+        unmet = 1.0 - a.met_share
+        var_sampling += (w * unmet) ** 2 * a.rate * (1 - a.rate) / (a.met + 5.0)
+        var_model += (w * a.met_share * MODEL_SD) ** 2
+    missing = tuple(
+        t
+        for t in sorted(plan.by_topic, key=lambda t: -plan.weight[t])
+        if plan.by_topic[t] and abilities[t].met < min(MIN_MET_PER_TOPIC, len(plan.by_topic[t]))
+    )
+    met_weight = sum(
+        plan.weight[t] for t in plan.by_topic if plan.by_topic[t] and t not in missing
+    )
+    enough = answers >= MIN_ANSWERS and met_weight / weight_total >= MIN_BLUEPRINT_MET
+    if not enough:
+        return Readiness(
+            False,
+            None,
+            None,
+            None,
+            None,
+            plan.passing_score,
+            topics,
+            answers,
+            max(0, MIN_ANSWERS - answers),
+            missing,
+        )
+    sd = math.sqrt(var_sampling + var_model + (MODEL_SD / 3) ** 2)
+    score = 100 * mean
+    z = (mean - plan.passing_score / 100) / sd
+    return Readiness(
+        True,
+        score,
+        max(0.0, 100 * (mean - Z90 * sd)),
+        min(100.0, 100 * (mean + Z90 * sd)),
+        _normal_cdf(z),
+        plan.passing_score,
+        topics,
+        answers,
+        0,
+        missing,
+    )
+
+
+MOCK_PSEUDO = 10.0
+MOCK_MAX_AGE = dt.timedelta(days=14)
+
+
+def _mock_evidence(mocks: Sequence[MockResult], topic: str, now: dt.datetime) -> tuple[int, int]:
+    right = asked = 0
+    for mock in mocks:
+        if now - mock.at <= MOCK_MAX_AGE and topic in mock.by_topic:
+            r, n = mock.by_topic[topic]
+            right, asked = right + r, asked + n
+    return right, asked

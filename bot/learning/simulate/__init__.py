@@ -1,0 +1,1 @@
+"""Simulated learners practising a bank under a policy, on a simulated clock."""
