@@ -221,3 +221,15 @@ def test_bank_id_must_match_the_folders_bank(
     ]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert run(capsys, csv_file, out) == (0, [])
+
+
+def test_unnamed_columns_must_stay_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Spreadsheets often export a trailing column with no name; it is fine while empty.
+    rows = [f"{HEADER},", f"{ROW.format(stem='Empty extra?')},", f"{ROW.format(stem='Note?')},ok"]
+    csv_file = write(tmp_path / "extra.csv", "\n".join(rows) + "\n")
+    code, err = run(capsys, csv_file, tmp_path / "out")
+    assert code == 1
+    assert err == [f"{csv_file}:3: text in column 9 (I), which has no name in the header"]
+    assert stems(tmp_path / "out") == ["Empty extra?"]

@@ -186,7 +186,7 @@ def _where(position: int) -> str:
 
 
 def _header(path: Path, names: list[str]) -> tuple[dict[int, str], list[ImportIssue]]:
-    """Known column names by cell index, and an issue per unknown, unnamed or repeated name."""
+    """Known column names by cell index, and an issue per unknown or repeated name."""
     columns: dict[int, str] = {}
     seen: dict[str, int] = {}
     issues: list[ImportIssue] = []
@@ -253,7 +253,7 @@ def read_csv_file(
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         names = next(reader)
-    except csv.Error as exc:  # the scan below names the cause; this is only the fallback
+    except csv.Error as exc:  # quoting_flaws names the cause; this covers anything else
         names, flaws = [], flaws or [QuotingFlaw(reader.line_num, 0, f"not valid CSV: {exc}")]
     columns, issues = _header(path, names)
     if flaws:
