@@ -123,6 +123,9 @@ def _report_import(
     )
     if not (out / "bank.yaml").is_file():
         return 1
+    if issues and not (report.written or report.bank_file_changed):
+        # Nothing changed in the folder: checking it would only repeat what it lacked before.
+        return 1
     check = load_banks([out])
     for problem in check.problems:
         print(problem, file=sys.stderr)
@@ -147,8 +150,8 @@ def run_import_page(args: argparse.Namespace) -> int:
 
 def run_import_csv(args: argparse.Namespace) -> int:
     """Import a CSV spreadsheet."""
-    drafts, issues = csv_import.read_csv_file(args.file)
-    return _report_import(drafts, issues, args, {})
+    drafts, issues = csv_import.read_csv_file(args.file, args.delimiter)
+    return _report_import(drafts, issues, args, dict(args.topic_map or []))
 
 
 def _slug(value: str) -> str:
@@ -162,6 +165,23 @@ def _topic_pair(value: str) -> tuple[str, str]:
     if not sep or not words.strip() or not _SLUG.match(topic.strip()):
         raise argparse.ArgumentTypeError(f"{value!r} is not WORDS=TOPIC-ID")
     return words.strip(), topic.strip()
+
+
+def _delimiter(value: str) -> str:
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";"}.get(value.lower(), value)
+    if len(named) != 1 or named in '"\r\n':
+        raise argparse.ArgumentTypeError(f"{value!r} is not one character (e.g. ';' or tab)")
+    return named
+
+
+def _topic_map_option(parser: argparse.ArgumentParser, what: str, example: str) -> None:
+    parser.add_argument(
+        "--topic-map",
+        action="append",
+        type=_topic_pair,
+        metavar="WORDS=TOPIC-ID",
+        help=f"file {what} WORDS under TOPIC-ID (repeatable), e.g. {example}",
+    )
 
 
 def _import_options(parser: argparse.ArgumentParser) -> None:
@@ -223,14 +243,7 @@ def register(sub: Any) -> None:
     )
     page_cmd.add_argument("files", nargs="+", type=Path, metavar="FILE")
     _import_options(page_cmd)
-    page_cmd.add_argument(
-        "--topic-map",
-        action="append",
-        type=_topic_pair,
-        metavar="WORDS=TOPIC-ID",
-        help="file pages whose title says WORDS under TOPIC-ID (repeatable), e.g. "
-        "Deployment=optimization-deployment",
-    )
+    _topic_map_option(page_cmd, "pages whose title says", "Deployment=optimization-deployment")
     page_cmd.add_argument(
         "--difficulty", choices=("easy", "medium", "hard"), help="default: medium"
     )
@@ -245,4 +258,11 @@ def register(sub: Any) -> None:
     )
     csv_cmd.add_argument("file", type=Path, metavar="FILE")
     _import_options(csv_cmd)
+    _topic_map_option(csv_cmd, "rows whose topic cell says", "'Fine tuning=fine-tuning'")
+    csv_cmd.add_argument(
+        "--delimiter",
+        type=_delimiter,
+        metavar="CHAR",
+        help="the cell separator: ',' or ';' or tab (default: guessed from the first row)",
+    )
     csv_cmd.set_defaults(func=run_import_csv)

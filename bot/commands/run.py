@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import sqlite3
 import sys
 
 from telegram import Update
@@ -14,6 +15,7 @@ from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
 from bot.practice.catalog import Catalog
 from bot.storage.db import Database
+from bot.storage.migrations import pending
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,10 +91,20 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     except ConfigError as err:
         return fail(str(err))
 
+    try:
+        todo = pending(settings.db)
+    except sqlite3.Error as err:
+        return fail(f"cannot read the database {settings.db}: {err}")
+
     async def go() -> None:
         async with Database(settings.db):
             pass
 
     asyncio.run(go())
-    print(f"database {settings.db} is up to date")
+    if not todo:
+        print(f"database {settings.db} is up to date; no migration to apply")
+        return 0
+    print(f"database {settings.db}: applied {len(todo)} migration(s)")
+    for name in todo:
+        print(f"  {name}")
     return 0

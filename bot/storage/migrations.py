@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from importlib import resources
+from pathlib import Path
 
 SQL_PACKAGE = "bot.storage"
 SQL_DIR = "sql"
@@ -43,3 +44,20 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
             raise
         new.append(name)
     return new
+
+
+def pending(path: Path) -> list[str]:
+    """Names of the migrations the database at `path` still lacks (all when it has no file)."""
+    if not path.is_file():
+        return [name for name, _ in available()]
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        # Read, not applied(): that creates the bookkeeping table, and this only looks.
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        rows = conn.execute("SELECT name FROM schema_migrations") if found else []
+        done = {row[0] for row in rows}
+    finally:
+        conn.close()
+    return [name for name, _ in available() if name not in done]

@@ -1,7 +1,9 @@
 """Read a CSV spreadsheet (one row per question) into question drafts.
 
-The first row names the columns, in any order. UTF-8, with or without a BOM (Excel's
-"CSV UTF-8" is fine); cells may hold line breaks when quoted.
+The first row names the columns, in any order and any case; each column once. UTF-8, with or
+without a BOM (Excel's "CSV UTF-8" is fine); cells may hold line breaks when quoted. Cells are
+separated by commas, semicolons (Excel in many locales) or tabs, guessed from the first row
+(--delimiter says it instead).
 
   id             optional; derived from topic and stem when empty (stable across imports)
   topic          topic id or name, e.g. fine-tuning or "Fine-tuning"             (required)
@@ -19,17 +21,28 @@ The first row names the columns, in any order. UTF-8, with or without a BOM (Exc
   author         who wrote or reviewed it (optional)
   reviewed       date of the last review, YYYY-MM-DD (optional)
 
-Problems are reported as `file.csv:LINE: column: message`, LINE being where the row starts.
+Problems are reported as `file.csv:LINE: column: message`, LINE being where the row starts
+(for a quote that is never closed, where that quote is).
 """
 
 from __future__ import annotations
 
 import csv
+import difflib
+import io
 import re
 from pathlib import Path
 from typing import Any
 
 from bot.bank.importers.common import Draft, ImportIssue, slugify, strip
+from bot.bank.importers.csv_text import (
+    QuotingFlaw,
+    UnreadableCsv,
+    first_line,
+    quoting_flaws,
+    read_text,
+    sniff_delimiter,
+)
 from bot.bank.limits import MAX_OPTIONS
 from bot.bank.models import LETTERS
 
@@ -103,7 +116,7 @@ def _topic_name(cell: str) -> str:
 
 
 def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
-    cells = {k: strip(v or "") for k, v in row.items() if k}
+    cells = {k: strip(v) for k, v in row.items()}
     data: dict[str, Any] = {k: cells[k] for k in SIMPLE_COLUMNS if cells.get(k)}
     issues: list[ImportIssue] = []
     if "topic" in data and not _SLUG.match(data["topic"]):
@@ -159,33 +172,110 @@ def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
     return draft
 
 
-def read_csv_file(path: Path) -> tuple[list[Draft], list[ImportIssue]]:
-    """Drafts for every non-empty row; issues for the header and for unreadable files."""
+def _letters(position: int) -> str:
+    """A spreadsheet column's letters: 1 -> A, 27 -> AA."""
+    letters = ""
+    while position:
+        position, rest = divmod(position - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+def _where(position: int) -> str:
+    return f"column {position} ({_letters(position)})"
+
+
+def _header(path: Path, names: list[str]) -> tuple[dict[int, str], list[ImportIssue]]:
+    """Known column names by cell index, and an issue per unknown or repeated name."""
+    columns: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    issues: list[ImportIssue] = []
+    for index, raw in enumerate(names):
+        name, position = strip(raw).lower(), index + 1
+        if not name:
+            continue  # an unnamed column is fine while its cells are empty (see _row_cells)
+        if name not in COLUMNS:
+            close = difflib.get_close_matches(name, sorted(COLUMNS), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            issues.append(
+                ImportIssue(
+                    path, 1, strip(raw), f"unknown column name in {_where(position)}{hint}"
+                )
+            )
+        elif name in seen:
+            first = seen[name]
+            issues.append(
+                ImportIssue(
+                    path,
+                    1,
+                    name,
+                    f"duplicated column: {_where(first)} and {_where(position)} are both "
+                    f"{name}; keep one",
+                )
+            )
+        else:
+            seen[name] = position
+            columns[index] = name
+    missing = [name for name in REQUIRED if name not in seen]
+    if missing:
+        issues.append(ImportIssue(path, 1, None, "missing columns: " + ", ".join(missing)))
+    return columns, issues
+
+
+def _row_cells(
+    path: Path, line: int, row: list[str], columns: dict[int, str]
+) -> tuple[dict[str, str], list[ImportIssue]]:
+    """The row's cells by column name; an issue for text in a column the header does not name."""
+    cells = {name: row[index] if index < len(row) else "" for index, name in columns.items()}
+    stray = [i + 1 for i, cell in enumerate(row) if i not in columns and strip(cell)]
+    issues = [
+        ImportIssue(path, line, None, f"text in {_where(p)}, which has no name in the header")
+        for p in stray
+    ]
+    return cells, issues
+
+
+def read_csv_file(
+    path: Path, delimiter: str | None = None
+) -> tuple[list[Draft], list[ImportIssue]]:
+    """Drafts for every non-empty row, or the issues that make the file unreadable as a whole.
+
+    The delimiter is sniffed from the header row (comma, semicolon or tab) unless given.
+    """
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        return [], [ImportIssue(path, None, None, f"cannot read: {exc.strerror or exc}")]
-    with handle:
-        try:
-            reader = csv.DictReader(handle)
-            header = [(name or "").strip() for name in reader.fieldnames or []]
-            reader.fieldnames = header
-            issues = [
-                ImportIssue(path, 1, name or "-", "unknown column")
-                for name in header
-                if name not in COLUMNS
-            ]
-            missing = [name for name in REQUIRED if name not in header]
-            if missing:
-                issues.append(ImportIssue(path, 1, None, "missing columns: " + ", ".join(missing)))
-            if issues:
-                return [], issues
-            drafts = []
+        text = read_text(path)
+    except UnreadableCsv as exc:
+        return [], [ImportIssue(path, exc.line, None, str(exc))]
+    if not strip(text):
+        return [], [ImportIssue(path, None, None, "empty file: the first row names the columns")]
+    delimiter = delimiter or sniff_delimiter(first_line(text))
+    flaws = quoting_flaws(text, delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        names = next(reader)
+    except csv.Error as exc:  # quoting_flaws names the cause; this covers anything else
+        names, flaws = [], flaws or [QuotingFlaw(reader.line_num, 0, f"not valid CSV: {exc}")]
+    columns, issues = _header(path, names)
+    if flaws:
+        by_index = dict(enumerate(strip(n) for n in names))
+        return [], [
+            ImportIssue(path, f.line, by_index.get(f.cell) or _where(f.cell + 1), f.message)
+            for f in flaws
+        ]
+    if issues:
+        return [], issues
+    drafts = []
+    try:
+        start = reader.line_num + 1
+        for row in reader:
+            if any(strip(cell) for cell in row):
+                cells, stray = _row_cells(path, start, row, columns)
+                draft = _row_draft(path, start, cells)
+                draft.extra_issues[:0] = stray
+                drafts.append(draft)
             start = reader.line_num + 1
-            for row in reader:
-                if any((v or "").strip() for k, v in row.items() if k):
-                    drafts.append(_row_draft(path, start, row))
-                start = reader.line_num + 1
-        except (csv.Error, UnicodeDecodeError) as exc:
-            return [], [ImportIssue(path, reader.line_num or None, None, f"not valid CSV: {exc}")]
+    except csv.Error as exc:
+        return [], [ImportIssue(path, reader.line_num, None, f"not valid CSV: {exc}")]
+    if not drafts:
+        return [], [ImportIssue(path, 1, None, "no questions: nothing below the header row")]
     return drafts, []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,9 @@ class _BankFile:
         self.path = out_dir / BANK_FILE
         self.exists = self.path.is_file()
         text = self.path.read_text(encoding="utf-8") if self.exists else ""
+        self.id_line = next(
+            (n for n, line in enumerate(text.splitlines(), 1) if re.match(r"id\s*:", line)), None
+        )
         self.generated = not self.exists or GENERATED_MARK in text
         loaded = fastyaml.load(text) if text else None
         self.data: dict[str, Any] = loaded if isinstance(loaded, dict) else {}
@@ -94,6 +98,20 @@ class _BankFile:
             return None
         self.added.append({"id": wanted, "name": draft.topic_name or wanted, "weight": 0})
         return wanted
+
+    def undeclared(self, draft: Draft, topic_map: Mapping[str, str]) -> str:
+        """Why `resolve` found no topic for a draft, and what to do about it."""
+        asked = str(draft.data.get("topic") or slugify(draft.topic_name))
+        mapped = topic_map.get(draft.topic_name.casefold()) or topic_map.get(asked.casefold())
+        if mapped:
+            return (
+                f"--topic-map files {draft.topic_name!r} under {mapped!r}, which {self.path} "
+                "does not declare"
+            )
+        return (
+            f"topic {draft.topic_name!r} is not declared in {self.path}; "
+            "declare it there or map it with --topic-map"
+        )
 
     def render(self, bank_id: str, draft: Draft, out_dir: Path) -> str:
         weights = [float(t.get("weight", 0) or 0) for t in self.topics]
@@ -141,21 +159,27 @@ def write_drafts(
     taken: dict[str, Draft] = {}
     ready: list[tuple[Draft, Question]] = []
     lowered = {k.casefold(): v for k, v in (topic_map or {}).items()}
+    other_id = bank_file.data.get("id")
+    if bank_file.exists and isinstance(other_id, str) and other_id != bank_id:
+        # Writing anyway would file these questions under the folder's bank, not the one asked.
+        message = f"this folder holds bank {other_id!r}, not {bank_id!r} (--bank); "
+        message += f"use --bank {other_id} or another --out"
+        report.issues.append(ImportIssue(bank_file.path, bank_file.id_line, "id", message))
+        return report
     for draft in drafts:
+        if not (draft.data.get("topic") or draft.topic_name):
+            # Said here, once: resolving would call the empty name an undeclared topic.
+            draft.extra_issues.append(draft.issue(("topic",), "required"))
+            topic = None
+        else:
+            topic = bank_file.resolve(draft, lowered)
+            if topic is None:
+                report.issues.append(draft.issue(("topic",), bank_file.undeclared(draft, lowered)))
+                continue
+            draft.data["topic"] = topic
         report.issues.extend(draft.extra_issues)
-        topic = bank_file.resolve(draft, lowered)
-        if topic is None:
-            report.issues.append(
-                draft.issue(
-                    ("topic",),
-                    f"topic {draft.topic_name!r} is not declared in {bank_file.path}; "
-                    "declare it there or map it with --topic-map",
-                )
-            )
-            continue
-        draft.data["topic"] = topic
         if not draft.data.get("id"):
-            draft.data["id"] = question_id(topic, str(draft.data.get("stem", "")))
+            draft.data["id"] = question_id(topic or "", str(draft.data.get("stem", "")))
         checked = validate(draft)
         if isinstance(checked, list) or draft.extra_issues:
             # A cell already reported (a bad `correct`) would also fail the model: say it once.
