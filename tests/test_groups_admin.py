@@ -7,7 +7,7 @@ import datetime as dt
 import itertools
 from pathlib import Path
 
-from bot.practice.group_models import EditThrottle, week_start
+from bot.domain.groups import EditThrottle, week_start
 from tests import factories, sample_bank
 from tests.botharness import running_bot
 from tests.fakes import BOT_ID

@@ -11,8 +11,8 @@ from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.config import ConfigError, load_settings
+from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
-from bot.practice.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
 

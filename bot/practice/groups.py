@@ -11,12 +11,9 @@ import asyncio
 import random
 import sqlite3
 import weakref
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.practice import grading
-from bot.practice.catalog import Catalog
-from bot.practice.clock import Clock, SystemClock
-from bot.practice.group_models import (
+from bot.domain import grading, zones
+from bot.domain.groups import (
     POLL_MODES,
     EditThrottle,
     GroupSettings,
@@ -25,8 +22,10 @@ from bot.practice.group_models import (
     Standing,
     week_start,
 )
-from bot.practice.models import Delivery
-from bot.practice.selection import Seen, choose_next
+from bot.domain.models import Delivery
+from bot.domain.selection import Seen, choose_next
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock, SystemClock
 from bot.storage import group_sql as gsql
 from bot.storage import practice_sql as sql
 from bot.storage.chat_migration import migrate_chat
@@ -34,15 +33,6 @@ from bot.storage.db import Database
 
 MIN_WINDOW_S = 60
 MAX_WINDOW_S = 24 * 3600
-
-
-def valid_timezone(name: str) -> bool:
-    """Whether an IANA zone name is known here."""
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
 
 
 class GroupService:
@@ -142,7 +132,7 @@ class GroupService:
         await self._set(chat_id, "poll_mode", mode)
 
     async def set_timezone(self, chat_id: int, timezone: str) -> None:
-        if not valid_timezone(timezone):
+        if not zones.is_known(timezone):
             raise ValueError(f"unknown timezone {timezone!r}")
         await self._set(chat_id, "tz", timezone)
 

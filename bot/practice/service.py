@@ -10,10 +10,8 @@ import sqlite3
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Kind
-from bot.practice import grading
-from bot.practice.catalog import Catalog
-from bot.practice.clock import Clock, SystemClock
-from bot.practice.models import (
+from bot.domain import grading
+from bot.domain.models import (
     AnswerOutcome,
     AnswerStatus,
     Delivery,
@@ -21,8 +19,10 @@ from bot.practice.models import (
     Stats,
     TopicStats,
 )
-from bot.practice.selection import Seen, choose_next
-from bot.practice.streaks import current_streak
+from bot.domain.selection import Seen, choose_next
+from bot.domain.streaks import current_streak
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock, SystemClock
 from bot.storage import practice_sql as sql
 from bot.storage.db import Database
 

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from bot.schedule import due
+from bot.domain import due, zones
 
 # Waits before the 1st, 2nd, ... retry (then the last, repeated). Short first: most outages are
 # blips (a 502 for a second, a timeout); then long enough that an hour-long outage costs a
@@ -99,7 +99,7 @@ def upsert_subscription(
     now: float,
 ) -> due.Occurrence:
     """Subscribe (or change time/zone); returns the next push. Today's sent push still counts."""
-    tz = due.zone(timezone)
+    tz = zones.zone(timezone)
     if tz is None:
         raise ValueError(f"unknown timezone {timezone!r}")
     nxt = due.next_due(local_time, tz, now)
@@ -147,7 +147,7 @@ def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit:
     entries: list[tuple[int, str, float, str, float | None]] = []
     moves: list[tuple[str | None, float | None, float, int]] = []
     for chat_id, local_time, tz_name, *_ in rows:
-        tz = due.zone(tz_name)
+        tz = zones.zone(tz_name)
         if tz is None:  # zone data lost an entry: park the row, never loop on it
             moves.append((None, None, now, chat_id))
             continue

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 import sqlite3
 
+from bot.domain.selection import Seen, choose_next
 from bot.practice.catalog import Catalog
-from bot.practice.selection import Seen, choose_next
 from bot.schedule.delivery_log import DueRow, Picker
 from bot.storage import practice_sql as sql
 

@@ -23,10 +23,10 @@ from telegram.ext import ExtBot
 
 from bot.bank.models import Bank, Question
 from bot.config import Settings
+from bot.domain import due
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
 from bot.schedule import delivery_log as dlog
-from bot.schedule import due
 from bot.schedule.pacer import GroupWindow, Pacer, Sleep, Unpaced
 from bot.schedule.picker import private_picker
 from bot.schedule.sender import Composer, Markup, Sender

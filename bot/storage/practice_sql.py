@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from bot.practice.models import Learner
+from bot.domain.models import Learner
 
 
 def upsert_user(

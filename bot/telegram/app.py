@@ -11,9 +11,9 @@ from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
+from bot.domain.groups import EditThrottle
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
-from bot.practice.group_models import EditThrottle
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.schedule import jobs

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Question
-from bot.practice.group_models import Leaderboard, Reveal, Standing
-from bot.practice.models import AnswerOutcome
+from bot.domain.groups import Leaderboard, Reveal, Standing
+from bot.domain.models import AnswerOutcome
 from bot.telegram import texts
 from bot.telegram.render import clip, esc, header, letters, question_text
 

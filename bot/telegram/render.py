@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
-from bot.practice.models import AnswerOutcome, Stats
+from bot.domain.models import AnswerOutcome, Stats
 from bot.telegram import texts
 
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}

@@ -19,8 +19,8 @@ from pathlib import Path
 from telegram import Update
 
 from bot.commands.run import load_catalog
+from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
-from bot.practice.models import Learner
 from bot.schedule import delivery_log
 from bot.schedule.push import PushService
 from bot.storage.db import connect_sync

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from telegram import CallbackQuery, Update
 
-from bot.practice.models import AnswerOutcome, AnswerStatus
+from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.telegram import callbacks, keyboards, render, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_answers

@@ -10,7 +10,7 @@ import datetime as dt
 
 from telegram import Update
 
-from bot.schedule import due
+from bot.domain import due, zones
 from bot.telegram import callbacks, keyboards, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, query_message
@@ -20,7 +20,7 @@ from bot.telegram.sending import edit_or_send, send_html
 
 def when(instant: float, tz_name: str) -> str:
     """A push instant on the subscriber's wall clock, e.g. 'Mon 01 Jun, 07:30'."""
-    tz = due.zone(tz_name) or dt.UTC
+    tz = zones.zone(tz_name) or dt.UTC
     return dt.datetime.fromtimestamp(instant, tz).strftime("%a %d %b, %H:%M")
 
 
@@ -70,7 +70,7 @@ async def daily(update: Update, context: QuizContext) -> None:
         await send_html(context.bot, chat.id, texts.DAILY_BAD_TIME.format(value=esc(args[0])))
         return
     if len(args) > 1:
-        zone_name = due.canonical_zone(" ".join(args[1:]))
+        zone_name = zones.canonical_zone(" ".join(args[1:]))
         if zone_name is None:
             bad = esc(" ".join(args[1:])[:64])
             await send_html(context.bot, chat.id, texts.DAILY_BAD_ZONE.format(value=bad))

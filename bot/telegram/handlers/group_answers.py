@@ -10,7 +10,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
 from telegram.ext import ExtBot, JobQueue
 
-from bot.practice.models import AnswerOutcome, AnswerStatus, Delivery
+from bot.domain.models import AnswerOutcome, AnswerStatus, Delivery
 from bot.telegram import group_render, keyboards, render, texts
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.handlers.common import REFUSALS, Press, learner

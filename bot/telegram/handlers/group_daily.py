@@ -17,7 +17,7 @@ from telegram.constants import ChatType, ParseMode
 from telegram.ext import ExtBot, JobQueue
 
 from bot.bank.models import Question
-from bot.schedule import due
+from bot.domain import due, zones
 from bot.schedule.delivery_log import Claim, DueRow
 from bot.schedule.sender import Composed, CustomSend
 from bot.telegram import group_render, keyboards, texts
@@ -124,7 +124,7 @@ async def daily(update: Update, context: QuizContext) -> None:
         return
     local_time = due.parse_time(args[0])
     settings = await groups.settings(chat.id)
-    zone = due.canonical_zone(args[1]) if len(args) == 2 else settings.timezone
+    zone = zones.canonical_zone(args[1]) if len(args) == 2 else settings.timezone
     if local_time is None or zone is None:
         await reply(update, context, texts.GROUP_DAILY_USAGE)
         return

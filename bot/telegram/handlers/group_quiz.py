@@ -16,8 +16,8 @@ from telegram import Message, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import ExtBot, JobQueue
 
-from bot.practice.group_models import Reveal
-from bot.practice.models import AnswerOutcome, AnswerStatus, Delivery
+from bot.domain.groups import Reveal
+from bot.domain.models import AnswerOutcome, AnswerStatus, Delivery
 from bot.telegram import group_render, keyboards, render, texts
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.handlers import channels

@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from bot.practice.models import Delivery
+from bot.domain.models import Delivery
 
 POLL_MODES = ("buttons", "quiz_poll")
 CLOSED_KEPT = 10_000  # revealed questions remembered to stop late count edits
