@@ -7,7 +7,8 @@ import datetime as dt
 import itertools
 from pathlib import Path
 
-from bot.domain.groups import EditThrottle, week_start
+from bot.domain.groups import week_start
+from bot.telegram.outbound.throttle import EditThrottle
 from tests import factories, sample_bank
 from tests.botharness import running_bot
 from tests.fakes import BOT_ID

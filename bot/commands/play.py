@@ -11,6 +11,7 @@ from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.config import ConfigError, load_settings
+from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.service import PracticeService
@@ -110,7 +111,7 @@ async def play(
             return 2
         asked = 0
         while not count or asked < count:
-            delivery = await service.next_delivery(0, TERMINAL_USER, source="terminal")
+            delivery = await service.next_delivery(0, TERMINAL_USER, source=Source.TERMINAL)
             if delivery is None:
                 print("No questions in this topic.", file=out)
                 return 0

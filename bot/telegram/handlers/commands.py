@@ -6,13 +6,13 @@ from __future__ import annotations
 from telegram import Update
 from telegram.constants import ChatType
 
-from bot.telegram import keyboards, render, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_quiz
 from bot.telegram.handlers.common import effective, learner, send_next_question
-from bot.telegram.handlers.membership import guarded
-from bot.telegram.render import esc
-from bot.telegram.sending import send_html
+from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.send import send_html
+from bot.telegram.views import keyboards, render, texts
+from bot.telegram.views.render import esc
 
 
 async def start(update: Update, context: QuizContext) -> None:

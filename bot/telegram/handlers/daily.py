@@ -11,11 +11,11 @@ import datetime as dt
 from telegram import Update
 
 from bot.domain import due, zones
-from bot.telegram import callbacks, keyboards, texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, query_message
-from bot.telegram.render import esc
-from bot.telegram.sending import edit_or_send, send_html
+from bot.telegram.outbound.send import edit_or_send, send_html
+from bot.telegram.views import callbacks, keyboards, texts
+from bot.telegram.views.render import esc
 
 
 def when(instant: float, tz_name: str) -> str:
@@ -33,7 +33,6 @@ async def zone_of(context: QuizContext, user_id: int) -> str:
 async def status_text(context: QuizContext, chat_id: int, user_id: int) -> tuple[str, str | None]:
     """The current subscription as text, and its time (None when off)."""
     push = context.services.push
-    assert push is not None
     sub = await push.subscription(chat_id)
     if sub is None:
         return texts.DAILY_NONE.format(tz=esc(await zone_of(context, user_id))), None
@@ -52,7 +51,6 @@ async def daily(update: Update, context: QuizContext) -> None:
     chat, user = who
     services = context.services
     push = services.push
-    assert push is not None
     await services.practice.register(learner(user))
     args = context.args or []
     if not args:
@@ -92,7 +90,7 @@ async def on_daily_button(update: Update, context: QuizContext) -> None:
     push = context.services.push
     choice = match.group(1) if match else ""
     local_time = None if choice == "off" else due.parse_time(f"{choice[:2]}:{choice[2:]}")
-    if push is None or (local_time is None and choice != "off"):
+    if local_time is None and choice != "off":
         await query.answer(texts.CB_UNKNOWN)
         return
     if local_time is None:

@@ -12,10 +12,11 @@ from telegram import ChatMember, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
-from bot.telegram import group_render, texts
+from bot.domain.kinds import PollMode
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.membership import groups_of, guarded
-from bot.telegram.sending import send_html
+from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.send import send_html
+from bot.telegram.views import group_render, texts
 
 log = logging.getLogger(__name__)
 ADMIN_STATUSES = frozenset({ChatMember.OWNER, ChatMember.ADMINISTRATOR})
@@ -57,7 +58,7 @@ async def _admin_or_refuse(update: Update, context: QuizContext) -> int | None:
     if not await is_admin(update, context):
         await reply(update, context, texts.GROUP_ADMINS_ONLY)
         return None
-    await groups_of(context.services).register(chat.id, chat.type, chat.title)
+    await context.services.groups.register(chat.id, chat.type, chat.title)
     return chat.id
 
 
@@ -66,7 +67,7 @@ async def leaderboard(update: Update, context: QuizContext) -> None:
     chat = update.effective_chat
     if chat is None:
         return
-    groups = groups_of(context.services)
+    groups = context.services.groups
     arg = (context.args or [""])[0].lower()
     if arg in ("on", "off"):
         if (chat_id := await _admin_or_refuse(update, context)) is None:
@@ -93,7 +94,7 @@ async def window(update: Update, context: QuizContext) -> None:
         return
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
-    seconds = await groups_of(context.services).set_window(chat_id, int(args[0]))
+    seconds = await context.services.groups.set_window(chat_id, int(args[0]))
     await reply(update, context, texts.WINDOW_SET.format(minutes=seconds // 60))
 
 
@@ -106,6 +107,8 @@ async def quizpoll(update: Update, context: QuizContext) -> None:
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
     on = args == ["on"]
-    await groups_of(context.services).set_poll_mode(chat_id, "quiz_poll" if on else "buttons")
+    await context.services.groups.set_poll_mode(
+        chat_id, PollMode.QUIZ_POLL if on else PollMode.BUTTONS
+    )
     mode = "Telegram quiz polls" if on else "questions with answer buttons"
     await reply(update, context, texts.POLL_MODE_SET.format(mode=mode))
