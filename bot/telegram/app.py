@@ -6,7 +6,12 @@ import logging
 import random
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
 from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
@@ -191,3 +196,13 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
     await app.bot.set_my_commands(
         [BotCommand(c, d) for c, d in routes.GROUP_COMMANDS], scope=BotCommandScopeAllGroupChats()
     )
+
+
+def run(app: QuizApp, settings: Settings) -> None:
+    """Serve until stopped: a webhook when a URL is set, else long polling."""
+    if settings.webhook_url:
+        from bot.telegram.webhook import run_webhook
+
+        run_webhook(app, settings)
+    else:
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
