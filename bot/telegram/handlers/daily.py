@@ -1,7 +1,7 @@
 """/daily in a private chat: show, set (time and IANA zone) or stop the daily question.
 
 The work is in PushService.subscribe/unsubscribe, keyed by chat id, so the group branch of
-/daily (admins only, issue 5) calls the same service with kind='group'.
+/daily (admins only) calls the same service with kind ChatKind.GROUP or CHANNEL.
 """
 
 from __future__ import annotations
