@@ -11,6 +11,8 @@ import sqlite3
 
 from bot.storage.group_sql import chat_record
 
+# History that keeps every row and only changes its chat id.
+MOVED_WITH_CHAT = ("deliveries", "answers")
 # Tables beyond chats, deliveries and answers that key rows by chat. A migration that adds
 # another such table adds it here (tests/test_storage.py checks the schema against this list).
 CHAT_KEYED_TABLES = ("subscriptions", "push_log")
@@ -42,7 +44,7 @@ def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float)
             (new_id, now, old_id),
         )
         changed = True
-    for table in ("deliveries", "answers"):
+    for table in MOVED_WITH_CHAT:
         cur = conn.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
         changed = changed or cur.rowcount > 0
     for table in CHAT_KEYED_TABLES:

@@ -32,6 +32,7 @@ from bot.telegram.handlers import (
 from bot.telegram.views import callbacks
 
 PRIVATE = filters.ChatType.PRIVATE
+WHY_DEEP_LINK = r"^/start(@\w+)? why_\d{1,18}$"
 # Group commands come as messages; in a channel, as channel posts (sent by its admins).
 GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
     filters.ChatType.CHANNEL & filters.UpdateType.CHANNEL_POST
@@ -41,6 +42,10 @@ GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     """The handlers, in the order they are tried."""
     return [
+        # The reveal's "Why?" deep link: `/start why_<delivery id>`.
+        CommandHandler(
+            "start", group_quiz.why_start, filters=PRIVATE & filters.Regex(WHY_DEEP_LINK)
+        ),
         CommandHandler("start", commands.start, filters=PRIVATE),
         CommandHandler("quiz", commands.quiz, filters=PRIVATE),
         CommandHandler("topics", commands.topics, filters=PRIVATE),

@@ -11,7 +11,7 @@ from telegram.constants import ChatType
 from bot.domain import due, zones
 from bot.domain.kinds import ChatKind
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.group_admin import is_admin, reply
+from bot.telegram.handlers.chat_admins import is_admin, reply
 from bot.telegram.views import texts
 from bot.telegram.views.render import esc
 

@@ -10,7 +10,8 @@ from telegram import Update
 from telegram.ext import JobQueue
 
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.group_admin import is_admin
+from bot.telegram.handlers.chat_admins import is_admin
+from bot.telegram.handlers.common import learner
 from bot.telegram.outbound.group_rounds import post_question, reveal
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import send_html
@@ -51,6 +52,17 @@ async def reveal_command(update: Update, context: QuizContext) -> None:
     # deferred to the next sweep after a passing error: "nothing open" would be wrong for both.
     for delivery_id in open_ids:
         await reveal(context.bot, services, job_queue, delivery_id)
+
+
+async def why_start(update: Update, context: QuizContext) -> None:
+    """`/start why_<id>` in private (the reveal's deep link): the member's own breakdown."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    services = context.services
+    await services.practice.register(learner(user), started=True)
+    await services.practice.register_chat(chat.id, chat.type, None)
+    await why(update, context, context.args[0] if context.args else "")
 
 
 async def why(update: Update, context: QuizContext, payload: str) -> bool:
