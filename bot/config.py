@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Annotated, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from bot.domain import zones
 
 # The bundled bank ships next to the package in a source checkout.
 BUNDLED_QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
@@ -113,12 +114,10 @@ class Settings(BaseSettings):
     @classmethod
     def _known_zone(cls, value: str) -> str:
         # Checked at start: a typo would otherwise surface as a crash in /stats or /daily.
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        if not zones.is_known(value):
             raise ValueError(
                 f"unknown timezone {value!r}: use an IANA name such as Europe/Berlin or UTC"
-            ) from None
+            )
         return value
 
     @field_validator("bot_api_url")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank.models import LETTERS, Question
-from bot.telegram.handlers import group_quiz
+from bot.telegram.outbound import group_rounds
 from tests import factories
 from tests.botharness import Harness
 
@@ -80,7 +80,7 @@ def right_option(question: Question) -> int:
 
 async def sweep(h: Harness) -> int:
     """What the close job does when it wakes."""
-    return await group_quiz.sweep(h.app.bot, h.services, h.app.job_queue)
+    return await group_rounds.sweep(h.app.bot, h.services, h.app.job_queue)
 
 
 async def fire_count_jobs(h: Harness) -> int:

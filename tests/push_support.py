@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from bot.schedule import delivery_log
+from bot.storage import push_log
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
@@ -37,7 +37,7 @@ def seed(db: Path) -> None:
                 " VALUES (?, 'L', 1, ?, ?)",
                 (chat, now, now),
             )
-            delivery_log.upsert_subscription(
+            push_log.upsert_subscription(
                 conn,
                 chat_id=chat,
                 user_id=chat,

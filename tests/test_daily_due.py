@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.schedule import due
+from bot.domain import due, zones
 
 BERLIN = ZoneInfo("Europe/Berlin")
 UTC = dt.UTC
@@ -31,9 +31,9 @@ def test_parse_time_rejects_the_rest(text: str) -> None:
 
 
 def test_zone_knows_iana_names_only() -> None:
-    assert due.zone("Europe/Berlin") is BERLIN or due.zone("Europe/Berlin") == BERLIN
+    assert zones.zone("Europe/Berlin") is BERLIN or zones.zone("Europe/Berlin") == BERLIN
     for bad in ("Mars/Olympus", "../etc/passwd", "/etc/localtime", "", "Europe/"):
-        assert due.zone(bad) is None
+        assert zones.zone(bad) is None
 
 
 def test_same_local_time_is_a_different_instant_per_zone() -> None:

@@ -7,7 +7,8 @@ import datetime as dt
 import itertools
 from pathlib import Path
 
-from bot.practice.group_models import EditThrottle, week_start
+from bot.domain.groups import week_start
+from bot.telegram.outbound.throttle import EditThrottle
 from tests import factories, sample_bank
 from tests.botharness import running_bot
 from tests.fakes import BOT_ID
@@ -241,3 +242,15 @@ async def test_migration_seen_by_push_and_by_service_message_moves_once(tmp_path
         await h.feed(factories.migrate_from_chat(-1007001, -7001))
         assert db_rows(h.db_path, "SELECT chat_id FROM answers") == [(-1007001,)]
         assert db_rows(h.db_path, "SELECT chat_id FROM deliveries") == [(-1007001,)]
+
+
+def test_throttle_folds_taps_into_one_trailing_edit_and_stops_at_the_reveal() -> None:
+    throttle = EditThrottle(budget=2, gap_s=5.0)
+    assert throttle.decide(-1, 10, 0.0) == 0.0  # edit now
+    wait = throttle.decide(-1, 10, 1.0)
+    assert wait == 4.0  # too soon: one trailing edit
+    assert throttle.decide(-1, 10, 2.0) is None  # folded into it
+    throttle.trailing_done(10)
+    throttle.closing(10)
+    assert throttle.is_closed(10)
+    assert not throttle.defer(10)  # no count edit after the reveal

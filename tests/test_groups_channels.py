@@ -8,7 +8,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from bot.telegram.group_render import poll_explanation, poll_fits
+from bot.telegram.views.group_render import poll_explanation, poll_fits
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.groups_support import ADMIN, ANN, BOB, db_rows, delivery_of, question_of, sweep, tap

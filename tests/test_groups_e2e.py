@@ -8,12 +8,17 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.bank.loader import load_banks
 from bot.bank.models import LETTERS, Kind, Question
 from bot.config import BUNDLED_QUESTIONS
 from tests import factories
 from tests.botprocess import BotProcess
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
+
+# Starts `quizbot run` as a real process: `pytest -m "not slow"` leaves it out.
+pytestmark = pytest.mark.slow
 
 GROUP_ID = -1002000000001
 GROUP = factories.group_chat(GROUP_ID, "E2E study group")

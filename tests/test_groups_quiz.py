@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.bank.models import LETTERS, Bank
-from bot.telegram.handlers import group_quiz
+from bot.telegram.outbound import group_rounds
 from tests import factories, sample_bank
 from tests.botharness import running_bot
 from tests.groups_support import (
@@ -213,7 +213,7 @@ async def test_start_reveals_overdue_windows_and_rearms_open_ones(tmp_path: Path
         second = await ask(h, chat=second_chat)
         for job in h.app.job_queue.jobs():
             job.schedule_removal()
-        await group_quiz.on_startup(h.app.bot, h.services, h.app.job_queue)
+        await group_rounds.on_startup(h.app.bot, h.services, h.app.job_queue)
         assert "Closed" in h.api.message(GROUP_ID, first["message_id"])["text"]
         assert "Closed" not in h.api.message(-1009999, second["message_id"])["text"]
         assert h.app.job_queue.get_jobs_by_name(f"group-close:{delivery_of(second)}")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.telegram import texts
+from bot.telegram.views import texts
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.groups_support import (

@@ -5,9 +5,14 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
+
 from tests import factories, sample_bank
 from tests.fakes import TOKEN, FakeBotApiServer
 from tests.ops_support import BotRun, wait_until, write_bank
+
+# Starts `quizbot run` as a real process: `pytest -m "not slow"` leaves it out.
+pytestmark = pytest.mark.slow
 
 
 def test_sighup_reloads_banks_while_polling(tmp_path: Path) -> None:

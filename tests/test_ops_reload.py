@@ -12,7 +12,7 @@ from typing import Any
 from bot.practice.catalog import Catalog
 from bot.telegram.handlers.ops import NOT_ADMIN
 from bot.telegram.reload import reload_catalog
-from bot.telegram.texts import CB_REMOVED
+from bot.telegram.views.texts import CB_REMOVED
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.ops_support import write_bank

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.fakes import FakeBotApi, FakeBotApiServer, wait_for
 from tests.push_support import FIRST_CHAT, SUBSCRIBERS, seed, served, start_bot, states
+
+# Starts `quizbot run` as a real process: `pytest -m "not slow"` leaves it out.
+pytestmark = pytest.mark.slow
 
 
 def test_sigterm_mid_push_loses_nothing(tmp_path: Path) -> None:

@@ -10,10 +10,15 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.bank.models import Bank
 from tests import factories, sample_bank
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer, post_webhook
 from tests.ops_support import BotRun, free_port, webhook_set, write_bank
+
+# Starts `quizbot run` as a real process: `pytest -m "not slow"` leaves it out.
+pytestmark = pytest.mark.slow
 
 SECRET = "s3cret-Token_for-tests"
 

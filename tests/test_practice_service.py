@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.domain.models import AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
-from bot.practice.models import AnswerStatus, Learner
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
 from tests import sample_bank
@@ -133,7 +133,7 @@ async def test_stats_accuracy_per_topic_and_streak(service: PracticeService) -> 
 
 
 def test_streak_uses_local_days() -> None:
-    from bot.practice.streaks import current_streak
+    from bot.domain.streaks import current_streak
 
     tokyo = ZoneInfo("Asia/Tokyo")
     # 23:30 UTC on Mar 1 is Mar 2 in Tokyo; 00:30 UTC Mar 3 is Mar 3 in Tokyo

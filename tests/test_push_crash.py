@@ -8,8 +8,13 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.fakes import FakeBotApi, FakeBotApiServer, wait_for
 from tests.push_support import FIRST_CHAT, SUBSCRIBERS, seed, served, start_bot, states
+
+# Starts `quizbot run` as a real process: `pytest -m "not slow"` leaves it out.
+pytestmark = pytest.mark.slow
 
 KILL_AT = (60, 130, 200)  # distinct chats served when each kill -9 lands
 

@@ -38,7 +38,7 @@ async def test_a_reply_goes_out_while_the_push_fills_its_window(tmp_path: Path) 
             try:
                 push = app.bot_data.services.push if app.bot_data.services else None
                 assert isinstance(push, PushService) and push.window == 32
-                assert push.sender.bot is not app.bot
+                assert push.courier.bot is not app.bot
                 for chat in range(500, 540):
                     await push.subscribe(chat, "12:00", "UTC", user_id=chat)
                 clock.advance(86400 + 60)

@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from telegram.error import TimedOut
 
-from bot.schedule import delivery_log
+from bot.domain import push_retry
 from bot.schedule.push import PushService
+from bot.storage import push_log
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 
@@ -126,10 +127,9 @@ async def test_pending_rows_older_than_grace_are_skipped(h: Harness) -> None:
     await push.subscribe(51, "06:01", "UTC", user_id=51)
     h.clock.advance(120)
     # Materialized but never sent (say the bot stopped), then started 3 hours later.
-    from bot.schedule import delivery_log
 
     now = h.clock.now()
-    await push.db.write(lambda c: delivery_log.materialize_due(c, now, 7200, 10))
+    await push.db.write(lambda c: push_log.materialize_due(c, now, 7200, 10))
     h.clock.advance(3 * 3600)
     assert await push.run_once() == 0
     assert log_states(h) == {51: "skipped"}
@@ -176,11 +176,10 @@ async def test_restart_resends_rows_cut_off_while_sending(h: Harness) -> None:
     push = push_of(h)
     await push.subscribe(81, "06:01", "UTC", user_id=81)
     h.clock.advance(120)
-    from bot.schedule import delivery_log
 
     now = h.clock.now()
-    await push.db.write(lambda c: delivery_log.materialize_due(c, now, 7200, 10))
-    claims = await push.db.write(lambda c: delivery_log.claim(c, now, 10, push._pick))
+    await push.db.write(lambda c: push_log.materialize_due(c, now, 7200, 10))
+    claims = await push.db.write(lambda c: push_log.claim(c, now, 10, push._pick))
     assert len(claims) == 1 and log_states(h) == {81: "sending"}
     # kill -9 here; the next start puts the row back and sends the same delivery.
     assert await push.start() == 1
@@ -248,7 +247,7 @@ async def test_chat_not_found_fails_without_retry(h: Harness) -> None:
 async def test_timeout_is_sent_again_at_least_once(h: Harness) -> None:
     push = push_of(h)
     await push.subscribe(121, "06:01", "UTC", user_id=121)
-    real = push.sender.bot
+    real = push.courier.bot
     timeouts = [1]
 
     class SlowBot:
@@ -261,11 +260,11 @@ async def test_timeout_is_sent_again_at_least_once(h: Harness) -> None:
                 raise TimedOut("read timeout")
             return message
 
-    push.sender.bot = SlowBot()  # type: ignore[assignment]
+    push.courier.bot = SlowBot()  # type: ignore[assignment]
     h.clock.advance(120)
     assert await push.run_once() == 0  # timed out: back to pending, waiting out its backoff
     assert rows(h.db_path, "SELECT state, attempts FROM push_log") == [("pending", 1)]
-    h.clock.advance(delivery_log.BACKOFF_S[0])
+    h.clock.advance(push_retry.BACKOFF_S[0])
     assert await push.run_once() == 1
     # at-least-once: the maybe-delivered message is sent again, with the same buttons.
     assert h.api.send_counts[121] == 2
@@ -289,7 +288,7 @@ async def test_pacing_spaces_sends_at_the_configured_rate(h: Harness) -> None:
 
 async def test_group_chats_get_at_most_the_group_rate(h: Harness) -> None:
     push = push_of(h)
-    window = push.sender.groups
+    window = push.pacing.groups
     for _ in range(20):
         await window.acquire(-42)
     t0 = h.clock.now()
@@ -312,7 +311,7 @@ async def test_a_short_outage_backs_off_and_everyone_still_gets_the_question(h: 
     # at the pacer's rate (which burnt every attempt in well under a second).
     assert h.api.count("sendMessage") == 3
     retry_at = rows(h.db_path, "SELECT state, not_before - finished_at FROM push_log")
-    assert retry_at == [("pending", delivery_log.BACKOFF_S[0])] * 3
+    assert retry_at == [("pending", push_retry.BACKOFF_S[0])] * 3
     # The runner asks to be woken when the first retry is ready, not at tomorrow's push.
     (earliest,) = rows(h.db_path, "SELECT MIN(not_before) FROM push_log")[0]
     assert wakes[-1] == earliest

@@ -70,3 +70,24 @@ async def test_a_failed_commit_leaves_no_transaction_open(tmp_path: Path) -> Non
             await db.write(lambda c: c.execute("INSERT INTO ch (p) VALUES (99)"))
         assert await db.write(lambda c: c.execute("INSERT INTO p (id) VALUES (1)").rowcount) == 1
         assert await db.fetchall("SELECT p FROM ch") == []
+
+
+def test_chat_migration_lists_every_table_keyed_by_chat(tmp_path: Path) -> None:
+    """A migration that adds a table with a chat_id column must add it to CHAT_KEYED_TABLES,
+    or an upgraded group would leave those rows behind under its old id."""
+    from bot.storage.chat_migration import CHAT_KEYED_TABLES, MOVED_WITH_CHAT
+    from bot.storage.db import connect_sync
+    from bot.storage.migrations import apply_migrations
+
+    conn = connect_sync(tmp_path / "m.sqlite3")
+    try:
+        apply_migrations(conn)
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        keyed = {
+            t
+            for t in tables
+            if "chat_id" in {c[1] for c in conn.execute(f'PRAGMA table_info("{t}")')}
+        }
+    finally:
+        conn.close()
+    assert keyed == set(CHAT_KEYED_TABLES) | set(MOVED_WITH_CHAT)

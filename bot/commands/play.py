@@ -11,8 +11,9 @@ from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.config import ConfigError, load_settings
+from bot.domain.kinds import Source
+from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
-from bot.practice.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
 
@@ -145,7 +146,7 @@ async def play(
         asked = 0
         results: list[tuple[str, bool]] = []
         while not count or asked < count:
-            delivery = await service.next_delivery(0, TERMINAL_USER, source="terminal")
+            delivery = await service.next_delivery(0, TERMINAL_USER, source=Source.TERMINAL)
             if delivery is None:
                 print("No questions in this topic.", file=out)
                 return 0

@@ -8,8 +8,6 @@ import logging
 import sqlite3
 import sys
 
-from telegram import Update
-
 from bot.bank.loader import load_banks
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
@@ -64,16 +62,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     catalog = load_catalog(settings)
     if catalog is None:
         return 1
-    from bot.telegram.app import build_application  # keeps `validate` & co. light
+    from bot.telegram.app import build_application, run  # keeps `validate` & co. light
 
     app = build_application(settings, catalog)
     try:
-        if settings.webhook_url:
-            from bot.telegram.webhook import run_webhook
-
-            run_webhook(app, settings)
-        else:
-            app.run_polling(allowed_updates=Update.ALL_TYPES)
+        run(app, settings)
     except Exception as err:
         # Through the logger, not a bare traceback: PTB's InvalidToken message quotes the token
         # and only the log handler redacts it.

@@ -11,38 +11,25 @@ import asyncio
 import random
 import sqlite3
 import weakref
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.practice import grading
+from bot.domain import grading, zones
+from bot.domain.groups import GroupSettings, Leaderboard, Reveal, week_start
+from bot.domain.kinds import PollMode, Source
+from bot.domain.models import Delivery
+from bot.domain.selection import Seen
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
-from bot.practice.group_models import (
-    POLL_MODES,
-    EditThrottle,
-    GroupSettings,
-    Leaderboard,
-    Reveal,
-    Standing,
-    week_start,
-)
-from bot.practice.models import Delivery
-from bot.practice.selection import Seen, choose_next
+from bot.practice.picking import delivery_from, pick_and_record
 from bot.storage import group_sql as gsql
 from bot.storage import practice_sql as sql
 from bot.storage.chat_migration import migrate_chat
 from bot.storage.db import Database
+from bot.storage.group_sql import ChatRecord
+from bot.storage.push_log import DueRow
 
+POLL_MODES = frozenset(PollMode)
 MIN_WINDOW_S = 60
 MAX_WINDOW_S = 24 * 3600
-
-
-def valid_timezone(name: str) -> bool:
-    """Whether an IANA zone name is known here."""
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
 
 
 class GroupService:
@@ -57,7 +44,6 @@ class GroupService:
         rng: random.Random | None = None,
         default_window_s: int = 600,
         default_timezone: str = "UTC",
-        throttle: EditThrottle | None = None,
     ) -> None:
         self.db = db
         self.catalog = catalog
@@ -65,7 +51,6 @@ class GroupService:
         self.rng = rng or random.Random()
         self.default_window_s = default_window_s
         self.default_timezone = default_timezone
-        self.throttle = throttle or EditThrottle()
         # One question posted at a time per chat (see `posting`). Weak values: a chat's lock
         # lives only while someone holds or waits for it, so idle chats cost nothing.
         self._posting: weakref.WeakValueDictionary[int, asyncio.Lock] = (
@@ -93,7 +78,6 @@ class GroupService:
         """The bot left, was removed or may not post: stop sending there."""
         now = self.clock.now()
         await self.db.write(lambda c: gsql.set_active(c, chat_id, False, now))
-        self.throttle.forget_chat(chat_id)
 
     async def migrate(self, old_id: int, new_id: int) -> bool:
         """A group became a supergroup: its settings and history follow the new id."""
@@ -102,25 +86,26 @@ class GroupService:
 
     async def settings(self, chat_id: int) -> GroupSettings:
         """A chat's settings with defaults for what it never set."""
-        row = await self.db.read(lambda c: gsql.chat_row(c, chat_id))
-        return self._settings(chat_id, row)
+        record = await self.db.read(lambda c: gsql.chat_record(c, chat_id))
+        return self._settings(chat_id, record)
 
-    def _settings(self, chat_id: int, row: sqlite3.Row | None) -> GroupSettings:
-        if row is None:
+    def _settings(self, chat_id: int, record: ChatRecord | None) -> GroupSettings:
+        if record is None:
             return GroupSettings(
-                chat_id, "group", True, self.default_window_s, True, "buttons",
+                chat_id, "group", True, self.default_window_s, True, PollMode.BUTTONS,
                 self.default_timezone,
             )  # fmt: skip
+        mode = record.poll_mode
         return GroupSettings(
             chat_id=chat_id,
-            chat_type=row["type"],
-            active=bool(row["active"]),
-            window_s=row["answer_window_s"] or self.default_window_s,
-            leaderboard=bool(row["leaderboard"]),
-            poll_mode=row["poll_mode"] if row["poll_mode"] in POLL_MODES else "buttons",
-            timezone=row["tz"] or self.default_timezone,
-            bank_id=row["bank_id"],
-            topic=row["topic"],
+            chat_type=record.type,
+            active=record.active,
+            window_s=record.answer_window_s or self.default_window_s,
+            leaderboard=record.leaderboard,
+            poll_mode=PollMode(mode) if mode in POLL_MODES else PollMode.BUTTONS,
+            timezone=record.tz or self.default_timezone,
+            bank_id=record.bank_id,
+            topic=record.topic,
         )
 
     async def _set(self, chat_id: int, name: str, value: object) -> None:
@@ -136,50 +121,48 @@ class GroupService:
     async def set_leaderboard(self, chat_id: int, on: bool) -> None:
         await self._set(chat_id, "leaderboard", int(on))
 
-    async def set_poll_mode(self, chat_id: int, mode: str) -> None:
-        if mode not in POLL_MODES:
-            raise ValueError(f"unknown poll mode {mode!r}")
-        await self._set(chat_id, "poll_mode", mode)
+    async def set_poll_mode(self, chat_id: int, mode: PollMode) -> None:
+        await self._set(chat_id, "poll_mode", PollMode(mode).value)
 
     async def set_timezone(self, chat_id: int, timezone: str) -> None:
-        if not valid_timezone(timezone):
+        if not zones.is_known(timezone):
             raise ValueError(f"unknown timezone {timezone!r}")
         await self._set(chat_id, "tz", timezone)
 
     # ------------------------------------------------------------------ questions
-    async def ask(self, chat_id: int, *, source: str = "group") -> Delivery | None:
+    async def ask(self, chat_id: int, *, source: Source = Source.GROUP) -> Delivery | None:
         """Pick the chat's next question (never asked here first) and record its delivery."""
         now = self.clock.now()
         return await self.db.write(lambda c: self.pick(c, chat_id, source, now))
 
     def pick(
-        self, conn: sqlite3.Connection, chat_id: int, source: str, now: float
+        self, conn: sqlite3.Connection, chat_id: int, source: Source, now: float
     ) -> Delivery | None:
         """The chooser inside a caller's transaction (the daily push claims with it too)."""
-        settings = self._settings(chat_id, gsql.chat_row(conn, chat_id))
+        settings = self._settings(chat_id, gsql.chat_record(conn, chat_id))
         bank = self.catalog.bank(settings.bank_id)
-        topic = settings.topic if settings.topic and bank.meta.topic(settings.topic) else None
-        candidates = [q.id for q in bank.in_topic(topic)] or list(bank.questions)
         # In a group nobody's history matters but the chat's: a question asked before is
         # "seen", and the one asked longest ago comes back first.
         asked = gsql.asked_in_chat(conn, chat_id, bank.id)
-        history = {qid: Seen(t, True) for qid, t in asked.items()}
-        qid = choose_next(candidates, history, self.rng)
-        if qid is None:
-            return None
-        closes_at = now + settings.window_s
-        did = sql.insert_delivery(
+        return pick_and_record(
             conn,
+            bank,
+            settings.topic,
+            {qid: Seen(t, True) for qid, t in asked.items()},
+            self.rng,
             chat_id=chat_id,
             user_id=None,
-            bank_id=bank.id,
-            question_id=qid,
             source=source,
             now=now,
-            closes_at=closes_at,
+            closes_at=now + settings.window_s,
         )
-        question = bank.questions[qid]
-        return Delivery(did, chat_id, bank.id, question, source, None, now, closes_at)
+
+    def pick_daily(
+        self, conn: sqlite3.Connection, row: DueRow, now: float
+    ) -> tuple[int, str, str] | None:
+        """The push's picker for groups and channels: a windowed question, source 'daily'."""
+        found = self.pick(conn, row.chat_id, Source.DAILY, now)
+        return None if found is None else (found.id, found.bank_id, found.question.id)
 
     async def discard(self, delivery_id: int) -> None:
         """Telegram refused the question: forget its delivery."""
@@ -190,8 +173,7 @@ class GroupService:
 
     async def delivery_of_poll(self, poll_id: str) -> tuple[int, int] | None:
         """(delivery id, chat id) of a native quiz poll we sent."""
-        row = await self.db.read(lambda c: gsql.delivery_by_poll(c, poll_id))
-        return (row["id"], row["chat_id"]) if row else None
+        return await self.db.read(lambda c: gsql.delivery_by_poll(c, poll_id))
 
     async def unrevealed(self, chat_id: int) -> list[int]:
         """The chat's questions still waiting for their reveal."""
@@ -213,10 +195,10 @@ class GroupService:
         now = self.clock.now()
 
         def claim(conn: sqlite3.Connection) -> Reveal | None:
-            row = sql.delivery_row(conn, delivery_id)
-            if row is None or not gsql.claim_reveal(conn, delivery_id, now):
+            record = sql.delivery_record(conn, delivery_id)
+            if record is None or not gsql.claim_reveal(conn, delivery_id, now):
                 return None
-            question = self.catalog.question(row["bank_id"], row["question_id"])
+            question = self.catalog.question(record.bank_id, record.question_id)
             if question is None:
                 return None
             per_option = [0] * len(question.options)
@@ -225,12 +207,9 @@ class GroupService:
                 for i in grading.decode_choice(encoded):
                     if 0 <= i < len(per_option):
                         per_option[i] += 1
-            poll = conn.execute("SELECT poll_id FROM deliveries WHERE id = ?", (delivery_id,))
-            delivery = Delivery(
-                row["id"], row["chat_id"], row["bank_id"], question, row["source"],
-                row["message_id"], row["sent_at"], row["closes_at"],
-            )  # fmt: skip
-            return Reveal(delivery, len(chosen_list), tuple(per_option), poll.fetchone()[0])
+            # The record read before the claim: the claim only set revealed_at and closed_at.
+            delivery = delivery_from(record, question)
+            return Reveal(delivery, len(chosen_list), tuple(per_option), record.poll_id)
 
         return await self.db.write(claim)
 
@@ -241,21 +220,15 @@ class GroupService:
     async def is_closed(self, delivery_id: int) -> bool:
         """Whether a windowed question takes no more answers (a "Why?" may be shown)."""
         now = self.clock.now()
-        row = await self.db.read(lambda c: sql.delivery_row(c, delivery_id))
-        if row is None:
-            return False
-        return row["closed_at"] is not None or (
-            row["closes_at"] is not None and now >= row["closes_at"]
-        )
+        record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
+        return record is not None and record.is_closed(now)
 
     async def answer_of(
         self, delivery_id: int, user_id: int
     ) -> tuple[frozenset[int], bool] | None:
         """A member's recorded answer (chosen options, correct) to one question."""
-        row = await self.db.read(lambda c: sql.existing_answer(c, delivery_id, user_id))
-        if row is None:
-            return None
-        return grading.decode_choice(row["chosen"]), bool(row["correct"])
+        found = await self.db.read(lambda c: sql.existing_answer(c, delivery_id, user_id))
+        return None if found is None else (found.chosen, found.correct)
 
     async def answer_count(self, delivery_id: int) -> int:
         return await self.db.read(lambda c: sql.answer_count(c, delivery_id))
@@ -266,17 +239,11 @@ class GroupService:
         now = self.clock.now()
 
         def gather(conn: sqlite3.Connection) -> Leaderboard:
-            settings = self._settings(chat_id, gsql.chat_row(conn, chat_id))
+            settings = self._settings(chat_id, gsql.chat_record(conn, chat_id))
             since = week_start(now, settings.timezone)
             return Leaderboard(
-                week=_standings(gsql.standings(conn, chat_id, since)[:limit]),
-                all_time=_standings(gsql.standings(conn, chat_id, 0.0)[:limit]),
+                week=gsql.standings(conn, chat_id, since, limit),
+                all_time=gsql.standings(conn, chat_id, 0.0, limit),
             )
 
         return await self.db.read(gather)
-
-
-def _standings(rows: list[sqlite3.Row]) -> list[Standing]:
-    return [
-        Standing(r["user_id"], r["first_name"], r["answered"], r["correct"] or 0) for r in rows
-    ]

@@ -10,10 +10,9 @@ import sqlite3
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Kind
-from bot.practice import grading
-from bot.practice.catalog import Catalog
-from bot.practice.clock import Clock, SystemClock
-from bot.practice.models import (
+from bot.domain import grading
+from bot.domain.kinds import Audience, Source
+from bot.domain.models import (
     AnswerOutcome,
     AnswerStatus,
     Delivery,
@@ -21,10 +20,14 @@ from bot.practice.models import (
     Stats,
     TopicStats,
 )
-from bot.practice.selection import Seen, choose_next
-from bot.practice.streaks import current_streak
+from bot.domain.streaks import current_streak
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock, SystemClock
+from bot.practice.picking import delivery_of, pick_and_record
 from bot.storage import practice_sql as sql
 from bot.storage.db import Database
+from bot.storage.practice_sql import DeliveryRecord
+from bot.storage.push_log import DueRow
 
 STREAK_LOOKBACK_S = 400 * 86400
 
@@ -71,38 +74,54 @@ class PracticeService:
         return True
 
     async def next_delivery(
-        self, chat_id: int, learner: Learner, *, source: str = "quiz"
+        self, chat_id: int, learner: Learner, *, source: Source = Source.QUIZ
     ) -> Delivery | None:
         """Pick the learner's next question and record its delivery (message id comes later)."""
         now = self.clock.now()
 
         def pick(conn: sqlite3.Connection) -> Delivery | None:
             sql.upsert_user(conn, learner, now)
-            prefs = sql.user_prefs(conn, learner.id)
-            bank = self.catalog.bank(prefs.bank_id)
-            topic = prefs.topic if prefs.topic and bank.meta.topic(prefs.topic) else None
-            candidates = [q.id for q in bank.in_topic(topic)] or list(bank.questions)
-            history = {
-                r["question_id"]: Seen(
-                    r["last_seen"], None if r["last_correct"] is None else bool(r["last_correct"])
-                )
-                for r in sql.history_rows(conn, learner.id, bank.id)
-            }
-            qid = choose_next(candidates, history, self.rng)
-            if qid is None:
-                return None
-            did = sql.insert_delivery(
-                conn,
-                chat_id=chat_id,
-                user_id=learner.id,
-                bank_id=bank.id,
-                question_id=qid,
-                source=source,
-                now=now,
-            )
-            return Delivery(did, chat_id, bank.id, bank.questions[qid], source, sent_at=now)
+            return self.pick(conn, chat_id, learner.id, source, now)
 
         return await self.db.write(pick)
+
+    def pick(
+        self,
+        conn: sqlite3.Connection,
+        chat_id: int,
+        user_id: int,
+        source: Source,
+        now: float,
+        *,
+        bank_id: str | None = None,
+        topic: str | None = None,
+    ) -> Delivery | None:
+        """The learner's next question in their bank and topic (or the ones given), recorded,
+        inside a caller's transaction (the daily push claims a batch with it)."""
+        prefs = sql.user_prefs(conn, user_id)
+        bank = self.catalog.bank(bank_id or prefs.bank_id)
+        history = sql.history(conn, user_id, bank.id)
+        return pick_and_record(
+            conn,
+            bank,
+            topic or prefs.topic,
+            history,
+            self.rng,
+            chat_id=chat_id,
+            user_id=user_id,
+            source=source,
+            now=now,
+        )
+
+    def pick_daily(
+        self, conn: sqlite3.Connection, row: DueRow, now: float
+    ) -> tuple[int, str, str] | None:
+        """The push's picker for a private chat: the /quiz rule, source 'daily'."""
+        user_id = row.user_id if row.user_id is not None else row.chat_id
+        found = self.pick(
+            conn, row.chat_id, user_id, Source.DAILY, now, bank_id=row.bank_id, topic=row.topic
+        )
+        return None if found is None else (found.id, found.bank_id, found.question.id)
 
     async def attach_message(self, delivery_id: int, message_id: int) -> None:
         """Store the Telegram message id of a delivery once it was sent."""
@@ -110,39 +129,22 @@ class PracticeService:
 
     async def delivery(self, delivery_id: int) -> Delivery | None:
         """A delivery with its question, or None if either is gone."""
-        row = await self.db.read(lambda c: sql.delivery_row(c, delivery_id))
-        return self._delivery(row) if row else None
-
-    def _delivery(self, row: sqlite3.Row) -> Delivery | None:
-        question = self.catalog.question(row["bank_id"], row["question_id"])
-        if question is None:
-            return None
-        return Delivery(
-            row["id"],
-            row["chat_id"],
-            row["bank_id"],
-            question,
-            row["source"],
-            row["message_id"],
-            row["sent_at"],
-            row["closes_at"],
-        )
+        record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
+        return None if record is None else delivery_of(self.catalog, record)
 
     def _check(
         self, conn: sqlite3.Connection, delivery_id: int, chat_id: int, now: float
-    ) -> tuple[sqlite3.Row | None, Delivery | None, AnswerStatus | None]:
+    ) -> tuple[DeliveryRecord | None, Delivery | None, AnswerStatus | None]:
         """The delivery behind a button, or why the press cannot count."""
-        row = sql.delivery_row(conn, delivery_id)
-        if row is None or row["chat_id"] != chat_id:
+        record = sql.delivery_record(conn, delivery_id)
+        if record is None or record.chat_id != chat_id:
             return None, None, AnswerStatus.UNKNOWN
-        delivery = self._delivery(row)
+        delivery = delivery_of(self.catalog, record)
         if delivery is None:
-            return row, None, AnswerStatus.REMOVED
-        if row["closed_at"] is not None or (
-            row["closes_at"] is not None and now >= row["closes_at"]
-        ):
-            return row, delivery, AnswerStatus.CLOSED
-        return row, delivery, None
+            return record, None, AnswerStatus.REMOVED
+        if record.is_closed(now):
+            return record, delivery, AnswerStatus.CLOSED
+        return record, delivery, None
 
     async def answer(
         self, delivery_id: int, learner: Learner, chat_id: int, chosen: frozenset[int]
@@ -179,7 +181,8 @@ class PracticeService:
         ):
             return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
         correct = grading.is_correct(question, chosen)
-        if delivery.source != "quiz":
+        group = delivery.audience is Audience.GROUP
+        if group:
             # In groups and channels a member may never have talked to the bot: keep the name
             # for leaderboards. Private practice created the row when it sent the question.
             sql.upsert_user(conn, learner, now)
@@ -196,7 +199,7 @@ class PracticeService:
             return self._already(conn, delivery, learner.id)
         if question.kind is Kind.MULTIPLE:
             sql.clear_pending_choice(conn, delivery_id, learner.id)
-        count = sql.answer_count(conn, delivery_id) if delivery.source != "quiz" else 0
+        count = sql.answer_count(conn, delivery_id) if group else 0
         return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen, correct, count)
 
     @staticmethod
@@ -204,14 +207,9 @@ class PracticeService:
         """The answer this user gave before."""
         before = sql.existing_answer(conn, delivery.id, user_id)
         assert before is not None
-        count = sql.answer_count(conn, delivery.id) if delivery.source != "quiz" else 0
-        return AnswerOutcome(
-            AnswerStatus.ALREADY,
-            delivery,
-            grading.decode_choice(before["chosen"]),
-            bool(before["correct"]),
-            count,
-        )
+        group = delivery.audience is Audience.GROUP
+        count = sql.answer_count(conn, delivery.id) if group else 0
+        return AnswerOutcome(AnswerStatus.ALREADY, delivery, before.chosen, before.correct, count)
 
     async def toggle(
         self, delivery_id: int, learner: Learner, chat_id: int, option: int
@@ -252,7 +250,7 @@ class PracticeService:
 
         def gather(
             conn: sqlite3.Connection,
-        ) -> tuple[sql.UserPrefs, list[sqlite3.Row], list[float]]:
+        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], list[float]]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id
             return (
@@ -265,10 +263,10 @@ class PracticeService:
         bank = self.catalog.bank(prefs.bank_id)
         topics = [
             TopicStats(
-                r["topic"],
-                (t.name if (t := bank.meta.topic(r["topic"])) else r["topic"]),
-                r["answered"],
-                r["correct"] or 0,
+                r.topic,
+                (t.name if (t := bank.meta.topic(r.topic)) else r.topic),
+                r.answered,
+                r.correct,
             )
             for r in totals
         ]

@@ -1,7 +1,8 @@
 """Pacing of pushes: a global fixed-interval pacer and a per-group sliding window.
 
-Our own, not AIORateLimiter: that one queues learners' replies and edits behind the push
-(TELEGRAM-NOTES.md). Only the push goes through these; replies never wait for them.
+Our own, not PTB's AIORateLimiter: that one puts learners' replies and edits in the same queue
+as the push, so a big push would make every learner wait. Only the push goes through these;
+replies never wait for them.
 """
 
 from __future__ import annotations
@@ -79,3 +80,24 @@ class Unpaced:
 
     def pause(self, seconds: float) -> None:
         """Nothing to pause."""
+
+
+class PushPacing:
+    """What a courier waits on before each message: the bot-wide pacer and, for groups and
+    channels (negative chat ids), the per-chat window; and the bot-wide pause after a 429."""
+
+    def __init__(self, pacer: Pacer | Unpaced, groups: GroupWindow, sleep: Sleep) -> None:
+        self.pacer = pacer
+        self.groups = groups
+        self.sleep = sleep
+
+    async def acquire(self, chat_id: int) -> None:
+        """Wait for this message's slot."""
+        if chat_id < 0:  # groups and channels: 20 a minute each
+            await self.groups.acquire(chat_id)
+        await self.pacer.acquire()
+
+    async def flood_wait(self, seconds: float) -> None:
+        """Telegram said 429: every sender waits, the flood limit is the bot's."""
+        self.pacer.pause(seconds)
+        await self.sleep(seconds)

@@ -9,25 +9,13 @@ from __future__ import annotations
 
 import sqlite3
 
-from bot.storage.group_sql import chat_row
+from bot.storage.group_sql import chat_record
 
-
-def _tables_with_chat_id(conn: sqlite3.Connection) -> list[str]:
-    """Tables beyond ours that key rows by chat (subscriptions, delivery logs of the push)."""
-    names = [
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        )
-    ]
-    found = []
-    for name in names:
-        if name in ("chats", "deliveries", "answers", "schema_migrations"):
-            continue
-        columns = {c[1] for c in conn.execute(f'PRAGMA table_info("{name}")')}
-        if "chat_id" in columns:
-            found.append(name)
-    return found
+# History that keeps every row and only changes its chat id.
+MOVED_WITH_CHAT = ("deliveries", "answers", "mock_exams")
+# Tables beyond chats, deliveries and answers that key rows by chat. A migration that adds
+# another such table adds it here (tests/test_storage.py checks the schema against this list).
+CHAT_KEYED_TABLES = ("subscriptions", "push_log")
 
 
 def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float) -> bool:
@@ -36,9 +24,9 @@ def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float)
     Idempotent, and complete even when another part of the bot (the daily push, on a failed
     send) already moved the chat row: questions and answers are moved whenever any are left.
     """
-    old = chat_row(conn, old_id)
+    old = chat_record(conn, old_id)
     changed = False
-    if old is not None and old["migrated_to"] != new_id:
+    if old is not None and old.migrated_to != new_id:
         conn.execute(
             "INSERT INTO chats (id, type, title, active, bank_id, topic, answer_window_s,"
             " leaderboard, poll_mode, tz, created_at, updated_at)"
@@ -56,10 +44,10 @@ def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float)
             (new_id, now, old_id),
         )
         changed = True
-    for table in ("deliveries", "answers"):
+    for table in MOVED_WITH_CHAT:
         cur = conn.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
         changed = changed or cur.rowcount > 0
-    for table in _tables_with_chat_id(conn):
+    for table in CHAT_KEYED_TABLES:
         # OR IGNORE: a row the new id already has (say, a subscription made after the upgrade)
         # wins over the old one, which is then dropped.
         cur = conn.execute(

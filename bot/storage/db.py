@@ -1,9 +1,10 @@
-"""One SQLite connection (aiosqlite) through which every read and write goes, one job at a time.
+"""One SQLite connection through which every read and write goes, one job at a time.
 
-aiosqlite runs each connection's calls on one thread, in order. We hand that thread a whole
-transaction as a plain sync function (`fn(conn)`), as datasette's `execute_write_fn` does: a
-transaction never interleaves with another, and each costs one round trip to the thread (the
-round trip, ~57 µs here, dominates the cost of an answer; see TELEGRAM-NOTES.md).
+The connection lives on one thread of its own (a single-worker executor), as datasette's
+database.py does: we hand that thread a whole transaction as a plain sync function
+(`fn(conn)`), so a transaction never interleaves with another and each costs one round trip
+to the thread. That round trip (tens of µs) dominates the cost of an answer, hence the group
+commit below. Only the standard library's public API: sqlite3 and concurrent.futures.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ import functools
 import logging
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
-
-import aiosqlite
 
 from bot.storage.migrations import apply_migrations
 
@@ -106,7 +106,8 @@ class Database:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._conn: aiosqlite.Connection | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._thread: ThreadPoolExecutor | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -114,9 +115,10 @@ class Database:
         """Connect, set pragmas and bring the schema up to date."""
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._conn = conn
-        await self.call(configure)
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-db")
+        loop = asyncio.get_running_loop()
+        # Connected on its own thread: every later call runs there too.
+        self._conn = await loop.run_in_executor(self._thread, connect_sync, self.path)
         applied = await self.call(apply_migrations)
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
@@ -125,9 +127,12 @@ class Database:
         """Finish queued writes, then close the connection (idempotent)."""
         if self._flusher is not None and not self._flusher.done():
             await self._flusher
-        if self._conn is not None:
-            await self._conn.close()
-            self._conn = None
+        conn, thread = self._conn, self._thread
+        self._conn = self._thread = None
+        if conn is not None and thread is not None:
+            await asyncio.get_running_loop().run_in_executor(thread, conn.close)
+        if thread is not None:
+            thread.shutdown(wait=False)  # idle: the close above was its last job
 
     async def __aenter__(self) -> Database:
         await self.open()
@@ -138,13 +143,10 @@ class Database:
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(conn) on the connection's thread, outside any explicit transaction."""
-        if self._conn is None:
+        conn, thread = self._conn, self._thread
+        if conn is None or thread is None:
             raise RuntimeError("database is not open")
-        # aiosqlite has no public "run this callable on your thread"; _execute is that
-        # primitive (pinned to aiosqlite 0.22.x in pyproject, covered by the storage tests).
-        raw = self._conn._conn
-        result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
-        return result
+        return await asyncio.get_running_loop().run_in_executor(thread, fn, conn)
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(conn) in a write transaction; returns once that transaction is committed."""

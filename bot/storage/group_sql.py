@@ -1,9 +1,13 @@
 """SQL of groups and channels: chat settings, the group chooser, reveals, leaderboards and
-migrations. Plain sync functions run by `Database.write`/`read`, one transaction each."""
+migrations. Plain sync functions run by `Database.write`/`read`, one transaction each; they
+return frozen dataclasses, never `sqlite3.Row`."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
+
+from bot.domain.groups import Standing
 
 CHAT_FIELDS = (
     "id, type, title, active, bank_id, topic, answer_window_s, leaderboard, poll_mode,"
@@ -13,10 +17,32 @@ CHAT_FIELDS = (
 SETTINGS = frozenset({"answer_window_s", "leaderboard", "poll_mode", "tz"})
 
 
-def chat_row(conn: sqlite3.Connection, chat_id: int) -> sqlite3.Row | None:
-    return conn.execute(  # type: ignore[no-any-return]
-        f"SELECT {CHAT_FIELDS} FROM chats WHERE id = ?", (chat_id,)
-    ).fetchone()
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A `chats` row; None in a setting means "the configured default"."""
+
+    id: int
+    type: str
+    title: str | None
+    active: bool
+    bank_id: str | None
+    topic: str | None
+    answer_window_s: int | None
+    leaderboard: bool
+    poll_mode: str
+    migrated_to: int | None
+    tz: str | None
+
+
+def chat_record(conn: sqlite3.Connection, chat_id: int) -> ChatRecord | None:
+    """One chat, or None if the bot never heard of it."""
+    row = conn.execute(f"SELECT {CHAT_FIELDS} FROM chats WHERE id = ?", (chat_id,)).fetchone()
+    if row is None:
+        return None
+    cid, kind, title, active, bank_id, topic, window, board, mode, migrated, tz = row
+    return ChatRecord(
+        cid, kind, title, bool(active), bank_id, topic, window, bool(board), mode, migrated, tz
+    )
 
 
 def set_setting(
@@ -120,10 +146,11 @@ def set_poll(conn: sqlite3.Connection, delivery_id: int, message_id: int, poll_i
     )
 
 
-def delivery_by_poll(conn: sqlite3.Connection, poll_id: str) -> sqlite3.Row | None:
-    return conn.execute(  # type: ignore[no-any-return]
-        "SELECT id, chat_id FROM deliveries WHERE poll_id = ?", (poll_id,)
-    ).fetchone()
+def delivery_by_poll(conn: sqlite3.Connection, poll_id: str) -> tuple[int, int] | None:
+    """(delivery id, chat id) of a native quiz poll."""
+    row = conn.execute("SELECT id, chat_id FROM deliveries WHERE poll_id = ?", (poll_id,))
+    found = row.fetchone()
+    return None if found is None else (int(found[0]), int(found[1]))
 
 
 def chosen_of_delivery(conn: sqlite3.Connection, delivery_id: int) -> list[str]:
@@ -132,19 +159,22 @@ def chosen_of_delivery(conn: sqlite3.Connection, delivery_id: int) -> list[str]:
     return [r[0] for r in rows]
 
 
-def standings(conn: sqlite3.Connection, chat_id: int, since: float) -> list[sqlite3.Row]:
+def standings(conn: sqlite3.Connection, chat_id: int, since: float, limit: int) -> list[Standing]:
     """Per member of a chat since a time: answers, correct ones, when the score was reached.
 
     The score was reached at the member's last correct answer (their first answer if none was
     correct), which is what breaks ties: who got there first.
     """
-    return conn.execute(
+    rows = conn.execute(
         "SELECT a.user_id, COALESCE(u.first_name, '') AS first_name,"
         " COUNT(*) AS answered, SUM(a.correct) AS correct,"
         " COALESCE(MAX(CASE WHEN a.correct THEN a.answered_at END), MIN(a.answered_at))"
         "   AS reached_at"
         " FROM answers a LEFT JOIN users u ON u.id = a.user_id"
         " WHERE a.chat_id = ? AND a.answered_at >= ?"
-        " GROUP BY a.user_id ORDER BY correct DESC, reached_at ASC, a.user_id ASC",
-        (chat_id, since),
-    ).fetchall()
+        " GROUP BY a.user_id ORDER BY correct DESC, reached_at ASC, a.user_id ASC LIMIT ?",
+        (chat_id, since, limit),
+    )
+    return [
+        Standing(uid, name, answered, correct or 0) for uid, name, answered, correct, _ in rows
+    ]

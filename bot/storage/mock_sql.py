@@ -9,11 +9,10 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from bot.domain.kinds import Source
 from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, TopicWeight
 from bot.mock.scoring import GradedAnswer, MockResult
 from bot.storage import practice_sql
-
-MOCK_SOURCE = "mock"  # deliveries.source of answers given in a mock exam
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,10 +292,10 @@ def record_graded_answers(
             user_id=exam.user_id,
             bank_id=exam.bank_id,
             question_id=g.question_id,
-            source=MOCK_SOURCE,
+            source=Source.MOCK,
             now=exam.started_at,
         )
-        delivery = practice_sql.delivery_row(conn, delivery_id)
+        delivery = practice_sql.delivery_record(conn, delivery_id)
         assert delivery is not None
         practice_sql.insert_answer(
             conn,

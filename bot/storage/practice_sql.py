@@ -1,12 +1,59 @@
 """SQL of the practice loop: users, deliveries and answers. Plain sync functions on a connection,
-run by `Database.write`/`read` so that each service call is one transaction in one round trip."""
+run by `Database.write`/`read` so that each service call is one transaction in one round trip.
+They return frozen dataclasses, never `sqlite3.Row`."""
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
 
-from bot.practice.models import Learner
+from bot.domain.grading import decode_choice
+from bot.domain.kinds import Audience, Source
+from bot.domain.models import Learner
+from bot.domain.selection import Seen
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryRecord:
+    """A `deliveries` row."""
+
+    id: int
+    chat_id: int
+    message_id: int | None
+    user_id: int | None
+    bank_id: str
+    question_id: str
+    source: Source
+    sent_at: float
+    closes_at: float | None
+    closed_at: float | None
+    poll_id: str | None
+
+    @property
+    def audience(self) -> Audience:
+        """Private practice names its learner; a group's question is for every member."""
+        return Audience.PRIVATE if self.user_id is not None else Audience.GROUP
+
+    def is_closed(self, now: float) -> bool:
+        """Closed early, or its answer window is over."""
+        return self.closed_at is not None or (self.closes_at is not None and now >= self.closes_at)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    """A user's recorded answer to one delivery."""
+
+    chosen: frozenset[int]
+    correct: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TopicTotal:
+    """A user's answers in one topic."""
+
+    topic: str
+    answered: int
+    correct: int
 
 
 def upsert_user(
@@ -49,7 +96,16 @@ def user_prefs(conn: sqlite3.Connection, user_id: int) -> UserPrefs:
     ).fetchone()
     if row is None:
         return UserPrefs(None, None, None)
-    return UserPrefs(row["bank_id"], row["topic"], row["timezone"])
+    return UserPrefs(row[0], row[1], row[2])
+
+
+def set_user_timezone(conn: sqlite3.Connection, user_id: int, timezone: str, now: float) -> None:
+    """Remember a user's IANA zone (streaks, the daily push)."""
+    conn.execute(
+        "INSERT INTO users (id, timezone, created_at, seen_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET timezone = excluded.timezone",
+        (user_id, timezone, now, now),
+    )
 
 
 def set_user_topic(
@@ -63,9 +119,9 @@ def set_user_topic(
     )
 
 
-def history_rows(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[sqlite3.Row]:
+def history(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, Seen]:
     """Per question: last time seen (sent to or answered by the user) and the last verdict."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT question_id, MAX(t) AS last_seen,"
         " (SELECT a.correct FROM answers a WHERE a.user_id = :u AND a.bank_id = :b"
         "   AND a.question_id = h.question_id ORDER BY a.answered_at DESC LIMIT 1) AS last_correct"
@@ -75,7 +131,8 @@ def history_rows(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[s
         "       WHERE user_id = :u AND bank_id = :b) h"
         " GROUP BY question_id",
         {"u": user_id, "b": bank_id},
-    ).fetchall()
+    )
+    return {qid: Seen(seen, None if last is None else bool(last)) for qid, seen, last in rows}
 
 
 def insert_delivery(
@@ -85,7 +142,7 @@ def insert_delivery(
     user_id: int | None,
     bank_id: str,
     question_id: str,
-    source: str,
+    source: Source,
     now: float,
     closes_at: float | None = None,
 ) -> int:
@@ -103,18 +160,27 @@ def set_delivery_message(conn: sqlite3.Connection, delivery_id: int, message_id:
     conn.execute("UPDATE deliveries SET message_id = ? WHERE id = ?", (message_id, delivery_id))
 
 
-def delivery_row(conn: sqlite3.Connection, delivery_id: int) -> sqlite3.Row | None:
-    return conn.execute(  # type: ignore[no-any-return]
+def delivery_record(conn: sqlite3.Connection, delivery_id: int) -> DeliveryRecord | None:
+    """One delivery, or None."""
+    row = conn.execute(
         "SELECT id, chat_id, message_id, user_id, bank_id, question_id, source, sent_at,"
-        " closes_at, closed_at FROM deliveries WHERE id = ?",
+        " closes_at, closed_at, poll_id FROM deliveries WHERE id = ?",
         (delivery_id,),
     ).fetchone()
+    if row is None:
+        return None
+    did, chat_id, message_id, user_id, bank_id, question_id, source, *times, poll_id = row
+    sent_at, closes_at, closed_at = times
+    return DeliveryRecord(
+        did, chat_id, message_id, user_id, bank_id, question_id, Source(source),
+        sent_at, closes_at, closed_at, poll_id,
+    )  # fmt: skip
 
 
 def insert_answer(
     conn: sqlite3.Connection,
     *,
-    delivery: sqlite3.Row,
+    delivery: DeliveryRecord,
     user_id: int,
     topic: str,
     chosen: str,
@@ -127,16 +193,16 @@ def insert_answer(
         " correct, answered_at, time_to_answer_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (delivery_id, user_id) DO NOTHING",
         (
-            delivery["id"],
+            delivery.id,
             user_id,
-            delivery["chat_id"],
-            delivery["bank_id"],
-            delivery["question_id"],
+            delivery.chat_id,
+            delivery.bank_id,
+            delivery.question_id,
             topic,
             chosen,
             int(correct),
             now,
-            max(0, round((now - delivery["sent_at"]) * 1000)),
+            max(0, round((now - delivery.sent_at) * 1000)),
         ),
     )
     return cur.rowcount == 1
@@ -144,11 +210,13 @@ def insert_answer(
 
 def existing_answer(
     conn: sqlite3.Connection, delivery_id: int, user_id: int
-) -> sqlite3.Row | None:
-    return conn.execute(  # type: ignore[no-any-return]
+) -> AnswerRecord | None:
+    """The answer this user gave to this delivery, or None."""
+    row = conn.execute(
         "SELECT chosen, correct FROM answers WHERE delivery_id = ? AND user_id = ?",
         (delivery_id, user_id),
     ).fetchone()
+    return None if row is None else AnswerRecord(decode_choice(row[0]), bool(row[1]))
 
 
 def answer_count(conn: sqlite3.Connection, delivery_id: int) -> int:
@@ -180,12 +248,14 @@ def clear_pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: in
     )
 
 
-def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT topic, COUNT(*) AS answered, SUM(correct) AS correct FROM answers"
+def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[TopicTotal]:
+    """A user's answers per topic of one bank, by topic id."""
+    rows = conn.execute(
+        "SELECT topic, COUNT(*), SUM(correct) FROM answers"
         " WHERE user_id = ? AND bank_id = ? GROUP BY topic ORDER BY topic",
         (user_id, bank_id),
-    ).fetchall()
+    )
+    return [TopicTotal(topic, answered, correct or 0) for topic, answered, correct in rows]
 
 
 def answer_times(conn: sqlite3.Connection, user_id: int, since: float) -> list[float]:

@@ -9,7 +9,7 @@ from telegram.error import TelegramError
 from telegram.ext import ExtBot
 
 from bot.practice.clock import Clock
-from bot.telegram.render import clip, esc
+from bot.telegram.views.render import clip, esc
 
 log = logging.getLogger(__name__)
 

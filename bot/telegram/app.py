@@ -6,24 +6,29 @@ import logging
 import random
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
 from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
-from bot.practice.group_models import EditThrottle
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
-from bot.schedule import jobs
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.db import Database
-from bot.telegram import reload, routes, status
+from bot.telegram import push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
-from bot.telegram.errors import on_error
-from bot.telegram.handlers import group_daily, group_quiz
+from bot.telegram.handlers.errors import on_error
+from bot.telegram.outbound import group_rounds
+from bot.telegram.outbound.push_courier import TelegramCourier
+from bot.telegram.outbound.throttle import EditThrottle
 
 log = logging.getLogger(__name__)
 
@@ -80,38 +85,52 @@ def build_application(
         practice = PracticeService(
             db, catalog, clock=clock, rng=rng, default_timezone=settings.default_timezone
         )
-        app.bot_data.services = Services(
+        groups = GroupService(
+            db,
+            catalog,
+            clock=clock,
+            rng=rng,
+            default_window_s=settings.group_answer_window_minutes * 60,
+            default_timezone=settings.default_timezone,
+        )
+        # The push sends through its own bot (and connection pool); pushed quiz polls too.
+        sending_bot = await push_bot(app)
+        services = Services(
             settings=settings,
             db=db,
             catalog=catalog,
-            practice=practice,
             clock=clock,
-            alerts=AdminAlerts(app.bot, settings.admins, clock),
-            groups=GroupService(
+            practice=practice,
+            groups=groups,
+            push=PushService(
                 db,
-                catalog,
+                settings,
+                TelegramCourier(
+                    sending_bot,
+                    catalog,
+                    practice=practice,
+                    groups=groups,
+                    paid_broadcast=settings.paid_broadcast,
+                ),
+                practice=practice,
+                groups=groups,
                 clock=clock,
-                rng=rng,
-                default_window_s=settings.group_answer_window_minutes * 60,
-                default_timezone=settings.default_timezone,
-                # Count edits get what is left of a group's per-minute budget once questions,
-                # reveals and replies are set aside.
-                throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
             ),
+            alerts=AdminAlerts(app.bot, settings.admins, clock),
+            # Count edits get what is left of a group's per-minute budget once questions,
+            # reveals and replies are set aside.
+            throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
         )
-        # Daily push (issue 4): crash recovery first, then the JobQueue wakes the runner.
-        sending_bot = await push_bot(app)
-        push = PushService(db, catalog, settings, sending_bot, clock=clock, rng=practice.rng)
-        app.bot_data.services.push = push
-        await push.start()
+        app.bot_data.services = services
+        # Daily push: crash recovery first, then the JobQueue wakes the runner.
+        await services.push.start()
         if app.job_queue is not None:
-            jobs.schedule(app.job_queue, push)
-        # Groups (issue 5): pushed group questions, overdue reveals, open windows re-armed. The
-        # bot given here sends pushed quiz polls: the push's, so they use the push's pool too.
-        group_daily.install(app.bot_data.services, sending_bot, app.job_queue)
-        await group_quiz.on_startup(app.bot, app.bot_data.services, app.job_queue)
+            push_jobs.schedule(app.job_queue, services.push)
+            group_rounds.schedule_sweep(app.job_queue)
+        # Groups: overdue reveals done, open windows re-armed.
+        await group_rounds.on_startup(app.bot, services, app.job_queue)
         await register_commands(app)
-        await status.mark_started(app, app.bot_data.services)
+        await status.mark_started(app, services)
         reload.install_sighup(app)
         log.info(
             "ready: %d questions in %d bank(s), database %s",
@@ -123,14 +142,13 @@ def build_application(
     async def post_stop(app: QuizApp) -> None:
         # Before the bot's connection closes: let the push record what it sent.
         services = app.bot_data.services
-        if services is not None and services.push is not None:
+        if services is not None:
             await services.push.stop()
 
     async def post_shutdown(app: QuizApp) -> None:
         services = app.bot_data.services
         if services is not None:
-            if services.push is not None:
-                await services.push.stop()
+            await services.push.stop()
             while own_push_request:  # after the push stopped: nothing sends through it now
                 await own_push_request.pop().shutdown()
             reload.remove_sighup()
@@ -146,8 +164,8 @@ def build_application(
         # Answers are independent per user and the database enforces one answer per user and
         # question, so updates need not wait for each other.
         .concurrent_updates(32)
-        # No AIORateLimiter: it puts replies in one queue with pushes (TELEGRAM-NOTES.md);
-        # pushes are paced by bot/schedule instead.
+        # No AIORateLimiter: it would put learners' replies in one queue with the push, so a
+        # big push would make every reply wait; the push is paced by bot/schedule instead.
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
@@ -178,3 +196,13 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
     await app.bot.set_my_commands(
         [BotCommand(c, d) for c, d in routes.GROUP_COMMANDS], scope=BotCommandScopeAllGroupChats()
     )
+
+
+def run(app: QuizApp, settings: Settings) -> None:
+    """Serve until stopped: a webhook when a URL is set, else long polling."""
+    if settings.webhook_url:
+        from bot.telegram.webhook import run_webhook
+
+        run_webhook(app, settings)
+    else:
+        app.run_polling(allowed_updates=Update.ALL_TYPES)

@@ -15,6 +15,7 @@ from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
 from bot.storage.db import Database
 from bot.telegram.alerts import AdminAlerts
+from bot.telegram.outbound.throttle import EditThrottle
 
 
 @dataclass
@@ -24,18 +25,29 @@ class Services:
     settings: Settings
     db: Database
     catalog: Catalog
-    practice: PracticeService
     clock: Clock
-    alerts: AdminAlerts | None = None
-    push: PushService | None = None  # daily push (issue 4)
-    groups: GroupService | None = None  # groups and channels (issue 5)
+    practice: PracticeService
+    groups: GroupService
+    push: PushService
+    alerts: AdminAlerts
+    throttle: EditThrottle  # live-count edits per group
+
+
+@dataclass
+class OpsState:
+    """What the running bot last saw and last wrote for `quizbot health`."""
+
+    last_update_at: float | None = None
+    last_written_at: float = float("-inf")
+    updates_seen: int = 0
 
 
 class BotData:
-    """Application-wide state; PTB creates it empty, post_init fills it."""
+    """Application-wide state; PTB creates it empty (one per application), post_init fills it."""
 
     def __init__(self) -> None:
         self.services: Services | None = None
+        self.ops = OpsState()
 
 
 class QuizContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):

@@ -29,8 +29,10 @@ from bot.telegram.handlers import (
     membership,
     ops,
 )
+from bot.telegram.views import callbacks
 
 PRIVATE = filters.ChatType.PRIVATE
+WHY_DEEP_LINK = r"^/start(@\w+)? why_\d{1,18}$"
 # Group commands come as messages; in a channel, as channel posts (sent by its admins).
 GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
     filters.ChatType.CHANNEL & filters.UpdateType.CHANNEL_POST
@@ -40,6 +42,10 @@ GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     """The handlers, in the order they are tried."""
     return [
+        # The reveal's "Why?" deep link: `/start why_<delivery id>`.
+        CommandHandler(
+            "start", group_quiz.why_start, filters=PRIVATE & filters.Regex(WHY_DEEP_LINK)
+        ),
         CommandHandler("start", commands.start, filters=PRIVATE),
         CommandHandler("quiz", commands.quiz, filters=PRIVATE),
         CommandHandler("topics", commands.topics, filters=PRIVATE),
@@ -50,12 +56,12 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
             commands.help_command,
             filters=filters.UpdateType.MESSAGES | filters.UpdateType.CHANNEL_POST,
         ),
-        # Daily question and operators (issue 4); groups' /daily goes through the same
-        # PushService.subscribe (issue 5).
+        # Daily question and operators; groups' /daily goes through the same
+        # PushService.subscribe.
         CommandHandler("daily", daily.daily, filters=PRIVATE),
         CommandHandler("admin", admin.admin, filters=PRIVATE),
-        CallbackQueryHandler(daily.on_daily_button, pattern=r"^dl:"),
-        # Groups and channels (issue 5)
+        CallbackQueryHandler(daily.on_daily_button, pattern=callbacks.DAILY),
+        # Groups and channels
         CommandHandler("quiz", group_quiz.quiz, filters=GROUPS_AND_CHANNELS),
         CommandHandler("reveal", group_quiz.reveal_command, filters=GROUPS_AND_CHANNELS),
         CommandHandler("leaderboard", group_admin.leaderboard, filters=GROUPS_AND_CHANNELS),
@@ -66,13 +72,13 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
         CommandHandler("reload", ops.reload_command, filters=PRIVATE),
-        CallbackQueryHandler(answers.on_answer, pattern=r"^a:"),
-        CallbackQueryHandler(answers.on_toggle, pattern=r"^t:"),
-        CallbackQueryHandler(answers.on_submit, pattern=r"^s:"),
-        CallbackQueryHandler(answers.on_next, pattern=r"^n:"),
-        CallbackQueryHandler(answers.on_explain, pattern=r"^x:"),
-        CallbackQueryHandler(answers.on_topic, pattern=r"^tp:"),
-        CallbackQueryHandler(answers.on_bank, pattern=r"^bk:"),
+        CallbackQueryHandler(answers.on_answer, pattern=callbacks.ANSWER),
+        CallbackQueryHandler(answers.on_toggle, pattern=callbacks.TOGGLE),
+        CallbackQueryHandler(answers.on_submit, pattern=callbacks.SUBMIT),
+        CallbackQueryHandler(answers.on_next, pattern=callbacks.NEXT),
+        CallbackQueryHandler(answers.on_explain, pattern=callbacks.EXPLAIN),
+        CallbackQueryHandler(answers.on_topic, pattern=callbacks.TOPIC),
+        CallbackQueryHandler(answers.on_bank, pattern=callbacks.BANK),
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),

@@ -7,16 +7,12 @@ them. Kept cheap: an update only touches memory, and the database at most every 
 from __future__ import annotations
 
 import logging
-import weakref
-from dataclasses import dataclass
-from typing import Any
 
 from telegram import Update
-from telegram.ext import Application
 
 from bot.health import HEARTBEAT_INTERVAL_S
 from bot.storage.bot_status import set_status
-from bot.telegram.context import QuizApp, QuizContext, Services
+from bot.telegram.context import OpsState, QuizApp, QuizContext, Services
 
 log = logging.getLogger(__name__)
 
@@ -25,27 +21,9 @@ UPDATE_WRITE_EVERY_S = 5.0
 HEARTBEAT_JOB = "ops:heartbeat"
 
 
-@dataclass
-class OpsState:
-    """Per-application memory of what was last seen and last written."""
-
-    last_update_at: float | None = None
-    last_written_at: float = float("-inf")
-    updates_seen: int = 0
-
-
-# Per application, without a field in BotData: tests build many apps in one process.
-_states: weakref.WeakKeyDictionary[Application[Any, Any, Any, Any, Any, Any], OpsState] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def ops_state(app: Application[Any, Any, Any, Any, Any, Any]) -> OpsState:
-    """The OpsState of an application (created on first use)."""
-    state = _states.get(app)
-    if state is None:
-        state = _states[app] = OpsState()
-    return state
+def ops_state(app: QuizApp) -> OpsState:
+    """The OpsState of an application (it lives in the application's bot_data)."""
+    return app.bot_data.ops
 
 
 async def _write(services: Services, values: dict[str, str | None]) -> None:
@@ -58,7 +36,7 @@ async def track_update(update: Update, context: QuizContext) -> None:
     services = context.bot_data.services
     if services is None:
         return
-    state = ops_state(context.application)
+    state = context.bot_data.ops
     now = services.clock.now()
     state.last_update_at = now
     state.updates_seen += 1
@@ -72,7 +50,7 @@ async def heartbeat(context: QuizContext) -> None:
     services = context.bot_data.services
     if services is None:
         return
-    state = ops_state(context.application)
+    state = context.bot_data.ops
     values: dict[str, str | None] = {"heartbeat_at": repr(services.clock.now())}
     if state.last_update_at is not None:
         values["last_update_at"] = repr(state.last_update_at)

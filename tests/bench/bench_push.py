@@ -19,14 +19,15 @@ from pathlib import Path
 from telegram import Update
 
 from bot.commands.run import load_catalog
+from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
-from bot.practice.models import Learner
-from bot.schedule import delivery_log
 from bot.schedule.push import PushService
+from bot.storage import push_log
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 from bot.telegram.app import build_application
 from bot.telegram.context import QuizApp, Services
+from bot.telegram.outbound.push_courier import TelegramCourier
 from tests import factories
 from tests.bench.instant import InstantRequest
 from tests.botharness import make_settings
@@ -51,7 +52,7 @@ def seed(db: Path, count: int, local_time: str) -> None:
             ((1_000_000 + i, now, now) for i in range(count)),
         )
         for i in range(count):
-            delivery_log.upsert_subscription(
+            push_log.upsert_subscription(
                 conn,
                 chat_id=1_000_000 + i,
                 user_id=1_000_000 + i,
@@ -90,11 +91,15 @@ async def unpaced(folder: Path) -> dict[str, float]:
     clock = FakeClock(START + dt.timedelta(hours=1, minutes=1))
     app, request, services = await started_app(folder, clock)
     try:
+        courier = TelegramCourier(
+            app.bot, services.catalog, practice=services.practice, groups=services.groups
+        )
         push = PushService(
             services.db,
-            services.catalog,
             services.settings,
-            app.bot,
+            courier,
+            practice=services.practice,
+            groups=services.groups,
             clock=clock,
             paced=False,
             window=512,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.telegram import texts
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective
-from bot.telegram.sending import send_html
+from bot.telegram.outbound.send import send_html
+from bot.telegram.views import texts
 
 STATES = ("sent", "pending", "sending", "blocked", "failed", "skipped")
 
@@ -18,7 +18,7 @@ async def admin(update: Update, context: QuizContext) -> None:
         return
     chat, user = who
     services = context.services
-    if user.id not in services.settings.admins or services.push is None:
+    if user.id not in services.settings.admins:
         await send_html(context.bot, chat.id, texts.ADMIN_ONLY)
         return
     stats = await services.push.stats()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from telegram import CallbackQuery, Update
 
-from bot.practice.models import AnswerOutcome, AnswerStatus
-from bot.telegram import callbacks, keyboards, render, texts
+from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_answers
 from bot.telegram.handlers.common import (
@@ -17,8 +16,9 @@ from bot.telegram.handlers.common import (
     query_message,
     send_next_question,
 )
-from bot.telegram.render import clip, esc
-from bot.telegram.sending import edit_markup, edit_or_send, send_html
+from bot.telegram.outbound.send import edit_markup, edit_or_send, send_html
+from bot.telegram.views import callbacks, faces, keyboards, render, texts
+from bot.telegram.views.render import clip, esc
 
 
 async def _refuse(query: CallbackQuery, text: str = texts.CB_UNKNOWN) -> None:
@@ -44,7 +44,7 @@ async def _show_verdict(
         context.bot,
         message.chat_id,
         message.message_id,
-        render.verdict_text(bank, outcome),
+        faces.verdict_text(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
         keyboards.verdict_keyboard(outcome.delivery.id),
     )
 

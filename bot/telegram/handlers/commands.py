@@ -6,13 +6,12 @@ from __future__ import annotations
 from telegram import Update
 from telegram.constants import ChatType
 
-from bot.telegram import keyboards, render, texts
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers import group_quiz
 from bot.telegram.handlers.common import effective, learner, send_next_question
-from bot.telegram.handlers.membership import guarded
-from bot.telegram.render import esc
-from bot.telegram.sending import send_html
+from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.send import send_html
+from bot.telegram.views import keyboards, render, texts
+from bot.telegram.views.render import esc
 
 
 async def start(update: Update, context: QuizContext) -> None:
@@ -26,8 +25,6 @@ async def start(update: Update, context: QuizContext) -> None:
     prefs = await services.practice.prefs(user.id)
     bank = services.catalog.bank(prefs.bank_id)
     arg = context.args[0] if context.args else ""
-    if arg.startswith("why_") and await group_quiz.why(update, context, arg):
-        return
     if arg and bank.meta.topic(arg) is not None:
         await services.practice.choose_topic(user.id, bank.id, arg)
         topic = bank.meta.topic(arg)

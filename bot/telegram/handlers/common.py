@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatType
 
-from bot.practice.models import AnswerStatus, Delivery, Learner
-from bot.telegram import keyboards, render, texts
+from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.telegram.context import QuizContext
-from bot.telegram.sending import send_html
+from bot.telegram.outbound.send import send_html
+from bot.telegram.views import keyboards, render, texts
 
 
 def learner(user: User) -> Learner:

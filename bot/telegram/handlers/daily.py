@@ -1,7 +1,7 @@
 """/daily in a private chat: show, set (time and IANA zone) or stop the daily question.
 
 The work is in PushService.subscribe/unsubscribe, keyed by chat id, so the group branch of
-/daily (admins only, issue 5) calls the same service with kind='group'.
+/daily (admins only) calls the same service with kind ChatKind.GROUP or CHANNEL.
 """
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ import datetime as dt
 
 from telegram import Update
 
-from bot.schedule import due
-from bot.telegram import callbacks, keyboards, texts
+from bot.domain import due, zones
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, query_message
-from bot.telegram.render import esc
-from bot.telegram.sending import edit_or_send, send_html
+from bot.telegram.outbound.send import edit_or_send, send_html
+from bot.telegram.views import callbacks, keyboards, texts
+from bot.telegram.views.render import esc
 
 
 def when(instant: float, tz_name: str) -> str:
     """A push instant on the subscriber's wall clock, e.g. 'Mon 01 Jun, 07:30'."""
-    tz = due.zone(tz_name) or dt.UTC
+    tz = zones.zone(tz_name) or dt.UTC
     return dt.datetime.fromtimestamp(instant, tz).strftime("%a %d %b, %H:%M")
 
 
@@ -33,7 +33,6 @@ async def zone_of(context: QuizContext, user_id: int) -> str:
 async def status_text(context: QuizContext, chat_id: int, user_id: int) -> tuple[str, str | None]:
     """The current subscription as text, and its time (None when off)."""
     push = context.services.push
-    assert push is not None
     sub = await push.subscription(chat_id)
     if sub is None:
         return texts.DAILY_NONE.format(tz=esc(await zone_of(context, user_id))), None
@@ -52,7 +51,6 @@ async def daily(update: Update, context: QuizContext) -> None:
     chat, user = who
     services = context.services
     push = services.push
-    assert push is not None
     await services.practice.register(learner(user))
     args = context.args or []
     if not args:
@@ -70,7 +68,7 @@ async def daily(update: Update, context: QuizContext) -> None:
         await send_html(context.bot, chat.id, texts.DAILY_BAD_TIME.format(value=esc(args[0])))
         return
     if len(args) > 1:
-        zone_name = due.canonical_zone(" ".join(args[1:]))
+        zone_name = zones.canonical_zone(" ".join(args[1:]))
         if zone_name is None:
             bad = esc(" ".join(args[1:])[:64])
             await send_html(context.bot, chat.id, texts.DAILY_BAD_ZONE.format(value=bad))
@@ -92,7 +90,7 @@ async def on_daily_button(update: Update, context: QuizContext) -> None:
     push = context.services.push
     choice = match.group(1) if match else ""
     local_time = None if choice == "off" else due.parse_time(f"{choice[:2]}:{choice[2:]}")
-    if push is None or (local_time is None and choice != "off"):
+    if local_time is None and choice != "off":
         await query.answer(texts.CB_UNKNOWN)
         return
     if local_time is None:

@@ -8,45 +8,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import ChatMember, Update
-from telegram.constants import ChatType
-from telegram.error import TelegramError
+from telegram import Update
 
-from bot.telegram import group_render, texts
+from bot.domain.kinds import PollMode
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.membership import groups_of, guarded
-from bot.telegram.sending import send_html
+from bot.telegram.handlers.chat_admins import is_admin, reply
+from bot.telegram.views import group_render, texts
 
 log = logging.getLogger(__name__)
-ADMIN_STATUSES = frozenset({ChatMember.OWNER, ChatMember.ADMINISTRATOR})
-
-
-async def is_admin(update: Update, context: QuizContext) -> bool:
-    """Whether the sender administers the chat (asked to Telegram, not remembered)."""
-    chat, message = update.effective_chat, update.effective_message
-    if chat is None:
-        return False
-    if chat.type == ChatType.CHANNEL:
-        return True  # only a channel's admins can post in it
-    if message is not None and message.sender_chat is not None:
-        # An anonymous admin posts as the group itself.
-        return message.sender_chat.id == chat.id
-    user = update.effective_user
-    if user is None:
-        return False
-    try:
-        member = await context.bot.get_chat_member(chat.id, user.id)
-    except TelegramError as err:
-        log.info("chat %s: admin check for %s failed: %s", chat.id, user.id, err)
-        return False
-    return member.status in ADMIN_STATUSES
-
-
-async def reply(update: Update, context: QuizContext, text: str) -> None:
-    """A short answer in the chat the command came from."""
-    chat = update.effective_chat
-    if chat is not None:
-        await guarded(context.services, chat.id, lambda cid: send_html(context.bot, cid, text))
 
 
 async def _admin_or_refuse(update: Update, context: QuizContext) -> int | None:
@@ -57,7 +26,7 @@ async def _admin_or_refuse(update: Update, context: QuizContext) -> int | None:
     if not await is_admin(update, context):
         await reply(update, context, texts.GROUP_ADMINS_ONLY)
         return None
-    await groups_of(context.services).register(chat.id, chat.type, chat.title)
+    await context.services.groups.register(chat.id, chat.type, chat.title)
     return chat.id
 
 
@@ -66,7 +35,7 @@ async def leaderboard(update: Update, context: QuizContext) -> None:
     chat = update.effective_chat
     if chat is None:
         return
-    groups = groups_of(context.services)
+    groups = context.services.groups
     arg = (context.args or [""])[0].lower()
     if arg in ("on", "off"):
         if (chat_id := await _admin_or_refuse(update, context)) is None:
@@ -93,7 +62,7 @@ async def window(update: Update, context: QuizContext) -> None:
         return
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
-    seconds = await groups_of(context.services).set_window(chat_id, int(args[0]))
+    seconds = await context.services.groups.set_window(chat_id, int(args[0]))
     await reply(update, context, texts.WINDOW_SET.format(minutes=seconds // 60))
 
 
@@ -106,6 +75,8 @@ async def quizpoll(update: Update, context: QuizContext) -> None:
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
     on = args == ["on"]
-    await groups_of(context.services).set_poll_mode(chat_id, "quiz_poll" if on else "buttons")
+    await context.services.groups.set_poll_mode(
+        chat_id, PollMode.QUIZ_POLL if on else PollMode.BUTTONS
+    )
     mode = "Telegram quiz polls" if on else "questions with answer buttons"
     await reply(update, context, texts.POLL_MODE_SET.format(mode=mode))

@@ -7,10 +7,10 @@ import logging
 from telegram import Update
 
 from bot.telegram.context import QuizContext
+from bot.telegram.outbound.send import send_html
 from bot.telegram.reload import SHOWN_PROBLEMS, reload_services
-from bot.telegram.render import clip, esc
-from bot.telegram.sending import send_html
 from bot.telegram.status import track_update
+from bot.telegram.views.render import clip, esc
 
 __all__ = ["reload_command", "track_update"]
 

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
-from bot.practice.models import AnswerOutcome, Stats
-from bot.telegram import texts
+from bot.domain.models import AnswerOutcome, Stats
+from bot.telegram.views import texts
 
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
@@ -76,29 +76,8 @@ def verdict_line(question: Question, correct: bool) -> str:
     return f"❌ <b>Not quite.</b> The answer is <b>{letters(question.correct_indices)}</b>."
 
 
-_VERDICT_CACHE: dict[tuple[int, int, frozenset[int]], tuple[Bank, Question, str]] = {}
-_VERDICT_CACHE_SIZE = 4096
-
-
-def verdict_text(bank: Bank, outcome: AnswerOutcome) -> str:
+def verdict_html(bank: Bank, q: Question, chosen: frozenset[int], correct: bool) -> str:
     """The question message after an answer: verdict, marks, rationales, explanation, trap."""
-    assert outcome.delivery is not None
-    q = outcome.delivery.question
-    # The text depends only on the question and the choice, and every learner who picks the
-    # same option gets the same text: render it once. Objects are keyed by identity and kept
-    # in the value, so a reloaded bank (new objects) never meets a stale entry.
-    key = (id(bank), id(q), outcome.chosen)
-    hit = _VERDICT_CACHE.get(key)
-    if hit is not None:
-        return hit[2]
-    if len(_VERDICT_CACHE) >= _VERDICT_CACHE_SIZE:
-        _VERDICT_CACHE.clear()
-    text = _verdict_text(bank, q, outcome.chosen, outcome.correct)
-    _VERDICT_CACHE[key] = (bank, q, text)
-    return text
-
-
-def _verdict_text(bank: Bank, q: Question, chosen: frozenset[int], correct: bool) -> str:
     parts = [
         verdict_line(q, correct),
         "",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
-from bot.telegram import callbacks, texts
+from bot.telegram.views import callbacks, texts
 
 ROW = 4  # letter buttons per row: up to 12 options make three tidy rows
 

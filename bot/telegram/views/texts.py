@@ -130,4 +130,3 @@ POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answ
 GROUP_DAILY_USAGE = "Use /daily HH:MM Zone, for example /daily 08:00 Europe/Paris, or /daily off."
 GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
 GROUP_DAILY_OFF = "The daily question is turned off."
-GROUP_DAILY_UNAVAILABLE = "The daily question is not available yet on this bot."

@@ -13,11 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from functools import cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo
 
 TIME_PATTERN = re.compile(r"^([01]?\d|2[0-3])[:.hH]([0-5]\d)$")
-_ZONES: dict[str, ZoneInfo] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,35 +32,6 @@ def parse_time(text: str) -> str | None:
     if match is None:
         return None
     return f"{int(match.group(1)):02d}:{match.group(2)}"
-
-
-def zone(name: str) -> ZoneInfo | None:
-    """The IANA zone of that name (cached), or None if unknown."""
-    cached = _ZONES.get(name)
-    if cached is not None:
-        return cached
-    # Reject paths and odd input before zoneinfo turns them into file lookups.
-    if not name or name.startswith(("/", ".")) or ".." in name or len(name) > 64:
-        return None
-    try:
-        found = ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        return None
-    _ZONES[name] = found
-    return found
-
-
-@cache
-def _names_by_lower() -> dict[str, str]:
-    return {name.lower(): name for name in available_timezones()}
-
-
-def canonical_zone(name: str) -> str | None:
-    """The IANA name as spelled in the zone database ('europe/berlin' -> 'Europe/Berlin')."""
-    if zone(name) is not None:
-        return name
-    found = _names_by_lower().get(name.strip().lower())
-    return found if found is not None and zone(found) is not None else None
 
 
 def minutes_of(local_time: str) -> int:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Question
-from bot.practice.group_models import Leaderboard, Reveal, Standing
-from bot.practice.models import AnswerOutcome
-from bot.telegram import texts
-from bot.telegram.render import clip, esc, header, letters, question_text
+from bot.domain.groups import Leaderboard, Reveal, Standing
+from bot.domain.models import AnswerOutcome
+from bot.telegram.views import texts
+from bot.telegram.views.render import clip, esc, header, letters, question_text
 
 POLL_QUESTION_CHARS = 300
 POLL_OPTION_CHARS = 100

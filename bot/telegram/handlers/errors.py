@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
+from telegram.error import TelegramError
 
 from bot.telegram.context import QuizContext
-from bot.telegram.sending import not_modified
+from bot.telegram.outbound.failures import Failure, sort_error
 
 log = logging.getLogger(__name__)
 
@@ -26,22 +26,23 @@ async def on_error(update: object, context: QuizContext) -> None:
     """Log what went wrong; never let a handler error take the bot down."""
     err = context.error
     where = describe(update)
-    if isinstance(err, BadRequest) and not_modified(err):
+    failure = sort_error(err) if isinstance(err, TelegramError) else None
+    if failure is Failure.NOT_MODIFIED:
         return
-    if isinstance(err, Forbidden):
+    if failure is Failure.FORBIDDEN:
         # The user blocked the bot or the bot left the chat: nothing to retry.
         log.info("%s: forbidden: %s", where, err)
         return
-    if isinstance(err, RetryAfter):
-        log.warning("%s: flood control, retry after %s", where, err.retry_after)
+    if failure is Failure.FLOOD:
+        log.warning("%s: flood control: %s", where, err)
         return
-    if isinstance(err, TimedOut):
+    if failure is Failure.TIMED_OUT:
         log.warning("%s: Telegram timed out: %s", where, err)
         return
-    if isinstance(err, NetworkError) and not isinstance(err, BadRequest):
+    if failure is Failure.NETWORK:
         log.warning("%s: network error: %s", where, err)
         return
     log.error("%s: unhandled error", where, exc_info=err)
-    notify = context.bot_data.services
-    if notify is not None and notify.alerts is not None:
-        await notify.alerts.report(f"{where}: {type(err).__name__}: {err}")
+    services = context.bot_data.services
+    if services is not None:
+        await services.alerts.report(f"{where}: {type(err).__name__}: {err}")

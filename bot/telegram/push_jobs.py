@@ -2,7 +2,7 @@
 
 Jobs only wake the push runner; what is due is read from SQLite each time. misfire_grace_time
 is None (always run, however late): APScheduler's default of 1 s drops a job when the loop
-stalls across its fire time (TELEGRAM-NOTES.md), and a late tick is still a useful tick.
+stalls across its fire time (a busy loop, a GC pause), and a late tick is still a useful tick.
 """
 
 from __future__ import annotations

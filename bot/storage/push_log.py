@@ -5,8 +5,8 @@ Life of a log row: pending -> sending (claimed, committed before the API call) -
 | blocked; pending -> skipped when it is more than the grace late. A `sending` row found at
 start was cut off by a crash: it goes back to pending (at-least-once, see README). A send that
 may succeed later (timeout, 5xx, repeated 429) goes back to pending with `not_before` set: the
-retry waits an exponential backoff, and the row gives up (failed) once the next try would come
-later than the grace after its due time.
+retry waits an exponential backoff (bot/domain/push_retry.py), and the row gives up (failed)
+once the next try would come later than the grace after its due time.
 """
 
 from __future__ import annotations
@@ -15,33 +15,16 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from bot.schedule import due
-
-# Waits before the 1st, 2nd, ... retry (then the last, repeated). Short first: most outages are
-# blips (a 502 for a second, a timeout); then long enough that an hour-long outage costs a
-# handful of tries, not thousands. The pacer spreads the retried rows out again when they fall
-# ready together. No jitter needed for that reason.
-BACKOFF_S = (5.0, 30.0, 120.0, 600.0, 1800.0, 3600.0)
-# Retries give up on time, not on a count: a retry is scheduled only if it comes no later than
-# the grace after the push fell due (QUIZBOT_PUSH_GRACE_MINUTES, the same "still worth sending"
-# bound that skips pushes missed during downtime), so a morning question is never sent in the
-# evening, and an outage within the grace costs nobody their question. The end of the local day
-# would allow a 06:00 question at 23:59, which the grace rule already says is not wanted.
-# MAX_ATTEMPTS is only a backstop (a crash loop, a huge grace): with the default 120 minutes the
-# schedule above allows 7 tries.
-MAX_ATTEMPTS = 20
-
-
-def retry_delay(attempts: int) -> float:
-    """Seconds before the next try of a row claimed `attempts` times so far (1 = first try)."""
-    return BACKOFF_S[min(max(attempts, 1), len(BACKOFF_S)) - 1]
+from bot.domain import due, zones
+from bot.domain.kinds import ChatKind, PushState
+from bot.domain.push_retry import MAX_ATTEMPTS, retry_delay
 
 
 @dataclass(frozen=True, slots=True)
 class Subscription:
     chat_id: int
     user_id: int | None
-    kind: str
+    kind: ChatKind
     local_time: str
     timezone: str
     active: bool
@@ -54,7 +37,7 @@ class DueRow:
 
     chat_id: int
     user_id: int | None
-    kind: str
+    kind: ChatKind
     bank_id: str | None
     topic: str | None
 
@@ -65,7 +48,7 @@ class Claim:
 
     log_id: int
     chat_id: int
-    kind: str
+    kind: ChatKind
     delivery_id: int
     bank_id: str
     question_id: str
@@ -74,16 +57,17 @@ class Claim:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What one send came to; state is sent | failed | blocked | retry."""
+    """What one send came to: sent, failed, blocked or retry."""
 
     log_id: int
     chat_id: int
-    state: str
+    state: PushState
     delivery_id: int | None = None
     message_id: int | None = None
     error: str | None = None
 
 
+KINDS = frozenset(ChatKind)
 # Picks a question for a due chat and records its delivery: (delivery_id, bank_id, question_id).
 Picker = Callable[[sqlite3.Connection, DueRow, float], tuple[int, str, str] | None]
 
@@ -93,13 +77,13 @@ def upsert_subscription(
     *,
     chat_id: int,
     user_id: int | None,
-    kind: str,
+    kind: ChatKind,
     local_time: str,
     timezone: str,
     now: float,
 ) -> due.Occurrence:
     """Subscribe (or change time/zone); returns the next push. Today's sent push still counts."""
-    tz = due.zone(timezone)
+    tz = zones.zone(timezone)
     if tz is None:
         raise ValueError(f"unknown timezone {timezone!r}")
     nxt = due.next_due(local_time, tz, now)
@@ -134,7 +118,7 @@ def subscription(conn: sqlite3.Connection, chat_id: int) -> Subscription | None:
     ).fetchone()
     if row is None:
         return None
-    return Subscription(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6])
+    return Subscription(row[0], row[1], ChatKind(row[2]), row[3], row[4], bool(row[5]), row[6])
 
 
 def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit: int) -> int:
@@ -147,7 +131,7 @@ def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit:
     entries: list[tuple[int, str, float, str, float | None]] = []
     moves: list[tuple[str | None, float | None, float, int]] = []
     for chat_id, local_time, tz_name, *_ in rows:
-        tz = due.zone(tz_name)
+        tz = zones.zone(tz_name)
         if tz is None:  # zone data lost an entry: park the row, never loop on it
             moves.append((None, None, now, chat_id))
             continue
@@ -204,8 +188,8 @@ def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> lis
     time is COALESCE(not_before, due_at); the expression matches the index push_log_ready.
     """
     rows = conn.execute(
-        "SELECT l.id, l.chat_id, l.attempts, l.delivery_id, d.bank_id AS d_bank,"
-        " d.question_id, s.user_id, s.kind, s.bank_id, s.topic, s.active"
+        "SELECT l.id, l.chat_id, l.attempts, l.delivery_id, d.bank_id, d.question_id,"
+        " s.user_id, s.kind, s.bank_id, s.topic, s.active"
         " FROM push_log l LEFT JOIN subscriptions s ON s.chat_id = l.chat_id"
         " LEFT JOIN deliveries d ON d.id = l.delivery_id"
         " WHERE l.state = 'pending' AND COALESCE(l.not_before, l.due_at) <= ?"
@@ -214,27 +198,23 @@ def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> lis
     ).fetchall()
     claims: list[Claim] = []
     done: list[tuple[str, float, str, int]] = []
-    for r in rows:
-        if not r["active"]:  # unsubscribed (or blocked) after it fell due
-            done.append(("skipped", now, "unsubscribed", r["id"]))
+    for log_id, chat_id, attempts, delivery_id, bank_id, question_id, *sub in rows:
+        user_id, kind_text, sub_bank, sub_topic, active = sub
+        if not active:  # unsubscribed (or blocked) after it fell due
+            done.append((PushState.SKIPPED, now, "unsubscribed", log_id))
             continue
-        delivery_id, bank_id, question_id = r["delivery_id"], r["d_bank"], r["question_id"]
+        if kind_text not in KINDS:
+            done.append((PushState.FAILED, now, f"unknown chat kind {kind_text!r}", log_id))
+            continue
+        kind = ChatKind(kind_text)
         if delivery_id is None or bank_id is None:
-            picked = pick(conn, DueRow(r["chat_id"], r["user_id"], r["kind"], r[8], r[9]), now)
+            picked = pick(conn, DueRow(chat_id, user_id, kind, sub_bank, sub_topic), now)
             if picked is None:
-                done.append(("failed", now, "no question to send", r["id"]))
+                done.append((PushState.FAILED, now, "no question to send", log_id))
                 continue
             delivery_id, bank_id, question_id = picked
         claims.append(
-            Claim(
-                r["id"],
-                r["chat_id"],
-                r["kind"],
-                delivery_id,
-                bank_id,
-                question_id,
-                r["attempts"] + 1,
-            )
+            Claim(log_id, chat_id, kind, delivery_id, bank_id, question_id, attempts + 1)
         )
     conn.executemany(
         "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", done
@@ -256,7 +236,7 @@ def record(
     messages: list[tuple[int, int, int]] = []
     blocked: list[tuple[float, int]] = []
     for o in outcomes:
-        if o.state == "retry":
+        if o.state is PushState.RETRY:
             # Rare (an outage, a timeout): a lookup per row costs nothing next to the send.
             attempts, due_at = conn.execute(
                 "SELECT attempts, due_at FROM push_log WHERE id = ?", (o.log_id,)
@@ -269,9 +249,9 @@ def record(
                 retries.append((retry_at, now, o.error, o.log_id))
         else:
             finals.append((o.state, now, o.error, o.log_id))
-        if o.state == "sent" and o.message_id is not None and o.delivery_id is not None:
+        if o.state is PushState.SENT and o.message_id is not None and o.delivery_id is not None:
             messages.append((o.message_id, o.chat_id, o.delivery_id))
-        if o.state == "blocked":
+        if o.state is PushState.BLOCKED:
             blocked.append((now, o.chat_id))
     conn.executemany(
         "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", finals

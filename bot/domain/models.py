@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.bank.models import Question
+from bot.domain.kinds import Audience, Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +27,11 @@ class Delivery:
     chat_id: int
     bank_id: str
     question: Question
-    source: str = "quiz"
-    message_id: int | None = None
-    sent_at: float = 0.0
-    closes_at: float | None = None
+    source: Source
+    audience: Audience
+    sent_at: float
+    message_id: int | None = None  # None until Telegram accepted the message
+    closes_at: float | None = None  # groups and channels: end of the answer window
 
 
 class AnswerStatus(StrEnum):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import TypeVar
 
 from telegram import InlineKeyboardMarkup, Message
@@ -13,7 +12,8 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
 from telegram.ext import ExtBot
 
-from bot.telegram.html_split import split_html
+from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
+from bot.telegram.views.html_split import split_html
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -21,25 +21,6 @@ T = TypeVar("T")
 # A learner waiting on a reply is worth a short wait; a longer flood ban is not worth holding
 # the handler for, and the error handler logs it.
 MAX_INTERACTIVE_WAIT_S = 10.0
-NOT_MODIFIED = "message is not modified"
-CANNOT_EDIT = ("message can't be edited", "message to edit not found", "message is too old")
-
-
-def not_modified(err: BadRequest) -> bool:
-    """A repeated edit: the message already shows this text and keyboard."""
-    return NOT_MODIFIED in str(err).lower()
-
-
-def cannot_edit(err: BadRequest) -> bool:
-    """The message is gone or too old to edit."""
-    reason = str(err).lower()
-    return any(r in reason for r in CANNOT_EDIT)
-
-
-def retry_seconds(err: RetryAfter) -> float:
-    """RetryAfter.retry_after is an int or, since PTB 22.2, may be a timedelta."""
-    value = err.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
 async def with_retry(call: Callable[[], Awaitable[T]]) -> T:
@@ -117,9 +98,10 @@ async def edit_or_send(
             )
         )
     except BadRequest as err:
-        if not_modified(err):
+        failure = sort_error(err)
+        if failure is Failure.NOT_MODIFIED:
             return
-        if not cannot_edit(err):
+        if failure is not Failure.CANNOT_EDIT:
             raise
         log.info(
             "message %s in chat %s can no longer be edited: sending anew", message_id, chat_id
@@ -141,5 +123,5 @@ async def edit_markup(
             )
         )
     except BadRequest as err:
-        if not not_modified(err) and not cannot_edit(err):
+        if sort_error(err) not in (Failure.NOT_MODIFIED, Failure.CANNOT_EDIT):
             raise

@@ -1,0 +1,20 @@
+"""The push's fast sendMessage: PTB's `Bot._post`, the one private PTB API the bot uses.
+
+Why: `Bot.send_message` builds keyboard objects and parses the returned Message, which was
+~60% of the CPU of a push (tests/bench/bench_push.py), and the push needs only the message id.
+`_post` raises exactly the errors `send_message` raises. The public `Bot.do_api_request` would
+do the same but warns for endpoints PTB implements. pyproject pins PTB to 22.x for this, and
+tests/test_fast_send.py fails loudly if `_post` changes its name, signature or errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram.ext import ExtBot
+
+
+async def send_message_json(bot: ExtBot[None], params: dict[str, Any]) -> int:
+    """sendMessage with Bot API JSON params (reply_markup as a dict); the new message's id."""
+    result = await bot._post("sendMessage", params)
+    return int(result["message_id"])

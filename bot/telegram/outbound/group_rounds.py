@@ -1,0 +1,266 @@
+"""Group rounds: posting one question for a whole group or channel, closing its window and
+revealing the answer.
+
+The truth about windows is in SQLite (`closes_at`, `revealed_at`); jobs only wake the sweep,
+which reveals whatever is due. At start the sweep runs once and open windows get their jobs
+back, so a restart neither loses nor repeats a reveal.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.ext import ExtBot, JobQueue
+
+from bot.bank.models import Kind, Question
+from bot.domain.groups import GroupSettings, Reveal
+from bot.domain.kinds import ChatKind, PollMode, Source
+from bot.domain.models import Delivery
+from bot.practice.catalog import Catalog
+from bot.practice.groups import GroupService
+from bot.telegram.context import QuizContext, Services
+from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.send import edit_or_send, send_html
+from bot.telegram.views import group_render, keyboards, texts
+
+log = logging.getLogger(__name__)
+# A job that fires a hair early would find the window still open: wake a little late instead.
+JOB_SLACK_S = 0.5
+SWEEP_JOB = "group-sweep"
+SWEEP_EVERY_S = 20.0
+
+
+async def send_quiz_poll(
+    bot: ExtBot[None], chat_id: int, question: Question, *, anonymous: bool
+) -> Message:
+    """Post a question as a quiz poll; the caller checked it fits (`group_render.poll_fits`)."""
+    # PTB 22.8 / Bot API 9.6: `correct_option_ids` (a list) replaces `correct_option_id`,
+    # which now warns; several correct options need `allows_multiple_answers`.
+    return await bot.send_poll(
+        chat_id,
+        question.stem.strip(),
+        [o.text.strip() for o in question.options],
+        is_anonymous=anonymous,
+        type="quiz",
+        allows_multiple_answers=question.kind is Kind.MULTIPLE,
+        correct_option_ids=sorted(question.correct_indices),  # type: ignore[arg-type]
+        explanation=group_render.poll_explanation(question),
+    )
+
+
+async def send_group_question(
+    bot: ExtBot[None],
+    catalog: Catalog,
+    groups: GroupService,
+    chat_id: int,
+    delivery: Delivery,
+    settings: GroupSettings,
+    *,
+    window_s: float | None = None,
+    anonymous: bool | None = None,
+    paid_broadcast: bool = False,
+) -> Message:
+    """Post a group question as a quiz poll or with answer buttons, per the chat's settings
+    (a poll's id is recorded at once: votes may come before anything else is written).
+
+    Errors are raised for the caller's policy: `guarded` for /quiz, the courier for a push.
+    """
+    question = delivery.question
+    if settings.poll_mode is PollMode.QUIZ_POLL and group_render.poll_fits(question):
+        # Channels only take anonymous polls; in a group a named vote lets us record answers.
+        if anonymous is None:
+            anonymous = settings.chat_type == ChatKind.CHANNEL
+        message = await send_quiz_poll(bot, chat_id, question, anonymous=anonymous)
+        if message.poll is not None:
+            await groups.attach_poll(delivery.id, message.message_id, message.poll.id)
+        return message
+    bank = catalog.bank(delivery.bank_id)
+    window = settings.window_s if window_s is None else window_s
+    # A group question fits one message (bank limits): nothing to split.
+    return await bot.send_message(
+        chat_id,
+        group_render.group_question_text(bank, question, window, 0),
+        parse_mode=ParseMode.HTML,
+        reply_markup=keyboards.question_keyboard(delivery.id, question),
+        allow_paid_broadcast=paid_broadcast or None,
+    )
+
+
+def close_job_name(delivery_id: int) -> str:
+    return f"group-close:{delivery_id}"
+
+
+def count_job_name(delivery_id: int) -> str:
+    return f"group-count:{delivery_id}"
+
+
+def cancel_jobs(job_queue: JobQueue[Any] | None, name: str) -> None:
+    if job_queue is not None:
+        for job in job_queue.get_jobs_by_name(name):
+            job.schedule_removal()
+
+
+def schedule_close(job_queue: JobQueue[Any] | None, delivery_id: int, delay_s: float) -> None:
+    """Wake the sweep when a window ends (one named job per delivery)."""
+    if job_queue is None:
+        return
+    cancel_jobs(job_queue, close_job_name(delivery_id))
+    job_queue.run_once(
+        close_job,
+        when=max(delay_s, 0.0) + JOB_SLACK_S,
+        data=delivery_id,
+        name=close_job_name(delivery_id),
+        # A stalled loop must not skip a reveal (APScheduler's default grace is 1 s).
+        job_kwargs={"misfire_grace_time": None},
+    )
+
+
+async def post_question(
+    bot: ExtBot[None],
+    services: Services,
+    job_queue: JobQueue[Any] | None,
+    chat_id: int,
+    *,
+    source: Source = Source.GROUP,
+) -> Delivery | None:
+    """Reveal what is still open in the chat, then post its next question with a window.
+
+    One at a time per chat: a second /quiz waits until the first question's message is
+    recorded, so it finds that question posted and reveals it, rather than racing its send.
+    """
+    async with services.groups.posting(chat_id):
+        return await _post_question(bot, services, job_queue, chat_id, source)
+
+
+async def _post_question(
+    bot: ExtBot[None],
+    services: Services,
+    job_queue: JobQueue[Any] | None,
+    chat_id: int,
+    source: Source,
+) -> Delivery | None:
+    groups = services.groups
+    for open_id in await groups.unrevealed(chat_id):
+        await reveal(bot, services, job_queue, open_id)
+    settings = await groups.settings(chat_id)
+    delivery = await groups.ask(chat_id, source=source)
+    if delivery is None:
+        await guarded(services, chat_id, lambda cid: send_html(bot, cid, texts.GROUP_NO_QUESTIONS))
+        return None
+    message = await guarded(
+        services,
+        chat_id,
+        lambda cid: send_group_question(
+            bot, services.catalog, services.groups, cid, delivery, settings
+        ),
+    )
+    if message is not None and message.poll is None:
+        await services.practice.attach_message(delivery.id, message.message_id)
+    if message is None:
+        await groups.discard(delivery.id)
+        return None
+    services.throttle.note(message.chat_id, services.clock.now())
+    schedule_close(job_queue, delivery.id, settings.window_s)
+    return delivery
+
+
+async def reveal(
+    bot: ExtBot[None], services: Services, job_queue: JobQueue[Any] | None, delivery_id: int
+) -> bool:
+    """Close a question and show the answer, shares, explanation and trap (once).
+
+    False if there was nothing to reveal (revealed already, or its message has not arrived
+    yet) or if Telegram failed for a passing reason: then the claim is given back and the
+    next sweep tries again.
+    """
+    groups = services.groups
+    # Marked before the claim's await: a count edit already in flight must not land after
+    # the reveal and put the question back.
+    services.throttle.closing(delivery_id)
+    found = await groups.claim_reveal(delivery_id)
+    cancel_jobs(job_queue, close_job_name(delivery_id))
+    cancel_jobs(job_queue, count_job_name(delivery_id))
+    if found is None or found.delivery.message_id is None:
+        return False
+    services.throttle.note(found.delivery.chat_id, services.clock.now())
+    try:
+        await _show_reveal(bot, services, found)
+    except BadRequest:
+        # Not a passing failure (guarded and edit_or_send already handled "no rights" and
+        # "can't be edited"): trying again would fail the same way, so it stays revealed.
+        raise
+    except (RetryAfter, NetworkError) as err:  # TimedOut is a NetworkError too
+        # The revealed mark was committed before the edit; kept, nothing would ever retry
+        # and the question would stay open-looking with dead buttons.
+        await groups.release_reveal(delivery_id)
+        log.warning("reveal of delivery %s deferred to the next sweep: %r", delivery_id, err)
+        return False
+    return True
+
+
+async def _show_reveal(bot: ExtBot[None], services: Services, found: Reveal) -> None:
+    """Stop the poll, or edit the question into its reveal."""
+    delivery = found.delivery
+    message_id = delivery.message_id
+    assert message_id is not None
+    if found.poll_id is not None:
+        try:
+            await guarded(services, delivery.chat_id, lambda cid: bot.stop_poll(cid, message_id))
+        except BadRequest as err:
+            log.info("poll of delivery %s not stopped: %s", delivery.id, err)
+        return
+    bank = services.catalog.bank(delivery.bank_id)
+    text = group_render.reveal_text(bank, found)
+    markup = keyboards.why_keyboard(group_render.why_url(bot.username, delivery.id))
+    await guarded(
+        services,
+        delivery.chat_id,
+        lambda cid: edit_or_send(bot, cid, message_id, text, markup),
+    )
+
+
+async def sweep(bot: ExtBot[None], services: Services, job_queue: JobQueue[Any] | None) -> int:
+    """Reveal every question whose window is over; returns how many were revealed."""
+    revealed = 0
+    for delivery_id in await services.groups.due():
+        try:
+            revealed += await reveal(bot, services, job_queue, delivery_id)
+        except Exception:
+            # One chat's failure must not hold back the others' reveals.
+            log.exception("reveal of delivery %s failed", delivery_id)
+    return revealed
+
+
+async def close_job(context: QuizContext) -> None:
+    """A window ended: reveal what is due."""
+    job_queue: JobQueue[Any] | None = context.job_queue
+    await sweep(context.bot, context.services, job_queue)
+
+
+async def on_startup(
+    bot: ExtBot[None], services: Services, job_queue: JobQueue[Any] | None
+) -> None:
+    """Reveal windows that ended while the bot was down; re-arm the open ones."""
+    revealed = await sweep(bot, services, job_queue)
+    now = services.clock.now()
+    windows = await services.groups.open_windows()
+    for delivery_id, closes_at in windows:
+        schedule_close(job_queue, delivery_id, closes_at - now)
+    if revealed or windows:
+        log.info("groups: %d overdue reveal(s) done, %d window(s) open", revealed, len(windows))
+
+
+def schedule_sweep(job_queue: JobQueue[Any]) -> None:
+    """Pushed questions get no close job of their own: a short periodic sweep reveals them."""
+    cancel_jobs(job_queue, SWEEP_JOB)
+    job_queue.run_repeating(
+        close_job,
+        interval=SWEEP_EVERY_S,
+        first=SWEEP_EVERY_S,
+        name=SWEEP_JOB,
+        job_kwargs={"misfire_grace_time": None, "coalesce": True, "max_instances": 1},
+    )

@@ -1,0 +1,180 @@
+"""The push courier: composes one claimed push for its chat and sends it, each Telegram error
+turned into a recorded outcome (the `Courier` port of bot/schedule/ports.py).
+
+Delivery rule (also in README): **at-least-once**. A `TimedOut` (or another network error) on
+sendMessage means "maybe delivered": the Bot API has no idempotency key, so we cannot ask.
+We send again (after a backoff, while within the grace: bot/domain/push_retry.py) with the
+same delivery, so a duplicate is the same question with the same buttons, and answering either
+counts once (answers are unique per delivery and user). A missed daily question breaks the
+learner's habit; a rare duplicate costs a glance. The same rule covers a crash between the API
+call and the recorded outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from telegram.constants import ParseMode
+from telegram.error import ChatMigrated, RetryAfter, TelegramError
+from telegram.ext import ExtBot
+
+from bot.domain.kinds import ChatKind, PushState
+from bot.practice.catalog import Catalog
+from bot.practice.groups import GroupService
+from bot.practice.service import PracticeService
+from bot.schedule.pacer import PushPacing
+from bot.storage.push_log import Claim, Outcome
+from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
+from bot.telegram.outbound.fast_send import send_message_json
+from bot.telegram.outbound.group_rounds import send_group_question
+from bot.telegram.views.faces import STAND_IN_ID, private_push
+
+log = logging.getLogger(__name__)
+
+MAX_FLOOD_WAITS = 5  # 429s for one push before it goes back to pending for a later claim
+MAX_MIGRATIONS = 2  # a chat id can move once; a loop would be Telegram's bug, not ours
+
+# Sends one message into a chat (its current id); returns the message id.
+Step = Callable[[int], Awaitable[int]]
+
+
+class TelegramCourier:
+    """Sends claims at the pacing's rate; never raises for a Telegram error."""
+
+    def __init__(
+        self,
+        bot: ExtBot[None],
+        catalog: Catalog,
+        *,
+        practice: PracticeService,
+        groups: GroupService,
+        paid_broadcast: bool = False,
+    ) -> None:
+        self.bot = bot
+        self.catalog = catalog
+        self.practice = practice
+        self.groups = groups
+        self.paid_broadcast = paid_broadcast
+
+    async def deliver(self, claim: Claim, pacing: PushPacing) -> Outcome:
+        """Send one push; the outcome says what to record."""
+        steps = self._steps(claim, pacing)
+        if steps is None:
+            return self._done(claim, claim.chat_id, PushState.FAILED, "question withdrawn")
+        chat_id = claim.chat_id
+        sent = 0  # parts already delivered: a retry continues, it does not repeat them
+        flood_waits = migrations = 0
+        message_id: int | None = None
+        while sent < len(steps):
+            try:
+                message_id = await steps[sent](chat_id)
+                sent += 1
+            except LookupError:  # the delivery row is gone (a group push reads it to send)
+                return self._done(claim, chat_id, PushState.FAILED, "question withdrawn")
+            except TelegramError as err:
+                failure = sort_error(err)
+                if failure is Failure.FLOOD and isinstance(err, RetryAfter):
+                    wait = retry_seconds(err)
+                    flood_waits += 1
+                    if flood_waits > MAX_FLOOD_WAITS:
+                        return self._done(claim, chat_id, PushState.RETRY, f"flood {wait:g} s")
+                    log.info("push: flood control, waiting %.1f s (chat %s)", wait, chat_id)
+                    await pacing.flood_wait(wait)
+                elif failure is Failure.MIGRATED and isinstance(err, ChatMigrated):
+                    migrations += 1
+                    if migrations > MAX_MIGRATIONS:
+                        return self._done(claim, chat_id, PushState.FAILED, "migration loop")
+                    log.info("push: chat %s migrated to %s", chat_id, err.new_chat_id)
+                    await self.groups.migrate(chat_id, err.new_chat_id)
+                    chat_id = err.new_chat_id
+                else:
+                    return self._failed(claim, chat_id, failure, err)
+        return Outcome(claim.log_id, chat_id, PushState.SENT, claim.delivery_id, message_id)
+
+    def _failed(self, claim: Claim, chat_id: int, failure: Failure, err: TelegramError) -> Outcome:
+        """A send that cannot go on now: blocked, failed for good, or to be retried."""
+        match failure:
+            case Failure.FORBIDDEN:
+                return self._done(claim, chat_id, PushState.BLOCKED, str(err))
+            case Failure.TIMED_OUT:
+                return self._done(claim, chat_id, PushState.RETRY, "timed out")  # at-least-once
+            case Failure.NETWORK:
+                return self._done(claim, chat_id, PushState.RETRY, f"network: {err}")
+            case Failure.OTHER:
+                error = f"{type(err).__name__}: {err}"
+                return self._done(claim, chat_id, PushState.FAILED, error)
+        # "chat not found" and other 400s: sending again cannot help.
+        return self._done(claim, chat_id, PushState.FAILED, str(err))
+
+    def _steps(self, claim: Claim, pacing: PushPacing) -> list[Step] | None:
+        """One awaitable per message to send, each taking the (current) chat id."""
+        question = self.catalog.question(claim.bank_id, claim.question_id)
+        if question is None:
+            return None
+        match claim.kind:
+            case ChatKind.PRIVATE:
+                bank = self.catalog.bank(claim.bank_id)
+                parts, template = private_push(bank, question)
+                markup = json.loads(template.replace(str(STAND_IN_ID), str(claim.delivery_id)))
+                last = len(parts) - 1
+                return [
+                    lambda chat_id, i=i, part=part: self._send(  # type: ignore[misc]
+                        pacing, chat_id, part, markup if i == last else None
+                    )
+                    for i, part in enumerate(parts)
+                ]
+            case ChatKind.GROUP | ChatKind.CHANNEL:
+                # A group question fits one message (bank limits): no earlier part a retry
+                # could repeat. Its poll mode and window are read just before sending, so a
+                # retry or a claim recovered after a restart goes out as the first try would.
+                return [lambda chat_id: self._send_group(pacing, claim, chat_id)]
+        raise ValueError(f"unknown chat kind {claim.kind!r}")
+
+    async def _send_group(self, pacing: PushPacing, claim: Claim, chat_id: int) -> int:
+        await pacing.acquire(chat_id)
+        return await send_pushed_question(self, claim, chat_id)
+
+    @staticmethod
+    def _done(claim: Claim, chat_id: int, state: PushState, error: str) -> Outcome:
+        if state is not PushState.RETRY:
+            log.info("push to chat %s: %s (%s)", chat_id, state, error)
+        return Outcome(claim.log_id, chat_id, state, claim.delivery_id, None, error[:200])
+
+    async def _send(
+        self, pacing: PushPacing, chat_id: int, text: str, markup: dict[str, Any] | None
+    ) -> int:
+        """One sendMessage; returns the message id."""
+        await pacing.acquire(chat_id)
+        params: dict[str, Any] = {"chat_id": chat_id, "text": text, "parse_mode": ParseMode.HTML}
+        if markup is not None:
+            params["reply_markup"] = markup
+        if self.paid_broadcast:
+            params["allow_paid_broadcast"] = True
+        return await send_message_json(self.bot, params)
+
+
+async def send_pushed_question(courier: TelegramCourier, claim: Claim, chat_id: int) -> int:
+    """A group or channel push; chat_id is where the chat is now. The chat's poll mode and
+    the delivery's window are read from SQLite just before sending."""
+    delivery = await courier.practice.delivery(claim.delivery_id)
+    if delivery is None:
+        raise LookupError(f"delivery {claim.delivery_id} is gone")
+    settings = await courier.groups.settings(chat_id)
+    window = float(courier.groups.default_window_s)
+    if delivery.closes_at is not None:
+        window = delivery.closes_at - delivery.sent_at
+    message = await send_group_question(
+        courier.bot,
+        courier.catalog,
+        courier.groups,
+        chat_id,
+        delivery,
+        settings,
+        window_s=window,
+        anonymous=claim.kind is ChatKind.CHANNEL,
+        paid_broadcast=courier.paid_broadcast,
+    )
+    return message.message_id

@@ -1,0 +1,93 @@
+"""Rendered texts cached by value: every learner who gets the same question (or picks the same
+option) gets the same HTML, so it is rendered once.
+
+The cache key is the question's content (every field, recursively) and its topic's name, not
+the objects' identity: a reloaded bank with an edited question meets a fresh entry, and a field
+added to the bank format joins the key by itself. Computing that key walks the whole question
+(~100 µs), so it is computed once per (frozen, immutable) question object and kept with it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.bank.models import Bank, Question
+from bot.telegram.views import keyboards, render, texts
+from bot.telegram.views.html_split import split_html
+
+STAND_IN_ID = 987654321987654321  # 18 digits: cannot collide with other callback text
+CACHE_SIZE = 4096
+
+
+def frozen(value: Any) -> Hashable:
+    """A hashable copy of a model's content: fields in order, lists as tuples."""
+    if isinstance(value, BaseModel):
+        return (
+            type(value).__name__,
+            *(frozen(getattr(value, f)) for f in type(value).model_fields),
+        )
+    if isinstance(value, list | tuple):
+        return tuple(frozen(v) for v in value)
+    return value  # type: ignore[no-any-return]
+
+
+class Shown:
+    """A question as shown in one bank: equal and hashed by content, carrying the objects."""
+
+    __slots__ = ("_hash", "bank", "key", "question")
+
+    def __init__(self, bank: Bank, question: Question) -> None:
+        topic = bank.meta.topic(question.topic)
+        self.bank = bank
+        self.question = question
+        self.key = (topic.name if topic else question.topic, frozen(question))
+        self._hash = hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Shown) and self.key == other.key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
+# Bank and question objects are frozen: the key of one pair never changes. Both are kept in
+# the Shown, so their ids cannot be reused while an entry lives.
+_shown: dict[tuple[int, int], Shown] = {}
+
+
+def shown(bank: Bank, question: Question) -> Shown:
+    """The Shown of a question in a bank (its key computed once per object pair)."""
+    found = _shown.get((id(bank), id(question)))
+    if found is None or found.bank is not bank or found.question is not question:
+        if len(_shown) >= CACHE_SIZE:
+            _shown.clear()
+        found = _shown[(id(bank), id(question))] = Shown(bank, question)
+    return found
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _verdict(shown: Shown, chosen: frozenset[int], correct: bool) -> str:
+    return render.verdict_html(shown.bank, shown.question, chosen, correct)
+
+
+def verdict_text(bank: Bank, question: Question, chosen: frozenset[int], correct: bool) -> str:
+    """The question message after an answer (see render.verdict_html), rendered once."""
+    return _verdict(shown(bank, question), chosen, correct)
+
+
+@lru_cache(maxsize=CACHE_SIZE // 4)
+def _private_push(shown: Shown) -> tuple[tuple[str, ...], str]:
+    parts = split_html(texts.DAILY_HEADER + render.question_text(shown.bank, shown.question))
+    keyboard = keyboards.question_keyboard(STAND_IN_ID, shown.question).to_dict()
+    return tuple(parts), json.dumps(keyboard)
+
+
+def private_push(bank: Bank, question: Question) -> tuple[tuple[str, ...], str]:
+    """A daily question's message parts and its keyboard as JSON with STAND_IN_ID where each
+    delivery's id goes: rendered once per question, not once per learner."""
+    return _private_push(shown(bank, question))

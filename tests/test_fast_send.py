@@ -1,0 +1,67 @@
+"""Contract of the one private PTB API the bot uses (Bot._post, behind the push's fast send).
+
+If python-telegram-bot renames `_post`, changes its arguments, or stops raising the usual
+errors through it, these tests fail: fix bot/telegram/outbound/fast_send.py (or go back to
+`send_message`) before moving the PTB pin in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator
+
+import pytest
+import telegram
+from telegram.error import BadRequest, Forbidden, RetryAfter
+from telegram.ext import ExtBot
+
+from bot.telegram.outbound.fast_send import send_message_json
+from tests.fakes import TOKEN, FakeBotApi, FakeRequest
+
+MARKUP = {"inline_keyboard": [[{"text": "A", "callback_data": "a:7:0"}]]}
+
+
+@pytest.fixture
+def api() -> FakeBotApi:
+    return FakeBotApi()
+
+
+@pytest.fixture
+async def bot(api: FakeBotApi) -> AsyncIterator[ExtBot[None]]:
+    async with ExtBot(TOKEN, request=FakeRequest(api), get_updates_request=FakeRequest(api)) as b:
+        yield b
+
+
+def test_ptb_is_the_major_version_the_fast_path_was_written_for() -> None:
+    assert telegram.__version_info__[0] == 22
+
+
+def test_post_keeps_its_name_and_arguments() -> None:
+    params = list(inspect.signature(telegram.Bot._post).parameters)
+    assert params[:3] == ["self", "endpoint", "data"]
+    assert inspect.iscoroutinefunction(telegram.Bot._post)
+
+
+async def test_fast_send_returns_the_message_id_and_sends_html_and_markup(
+    api: FakeBotApi, bot: ExtBot[None]
+) -> None:
+    params = {"chat_id": 42, "text": "<b>Q</b>", "parse_mode": "HTML", "reply_markup": MARKUP}
+    message_id = await send_message_json(bot, params)
+    (sent,) = api.messages_to(42)
+    assert sent["message_id"] == message_id
+    assert sent["text"] == "Q"
+    assert sent["reply_markup"] == MARKUP
+
+
+async def test_fast_send_raises_the_errors_send_message_raises(
+    api: FakeBotApi, bot: ExtBot[None]
+) -> None:
+    api.block(43)
+    with pytest.raises(Forbidden):
+        await send_message_json(bot, {"chat_id": 43, "text": "hi"})
+    api.fail_next("sendMessage", 400, "Bad Request: chat not found", chat_id=44)
+    with pytest.raises(BadRequest):
+        await send_message_json(bot, {"chat_id": 44, "text": "hi"})
+    api.rate_limit(retry_after=3, times=1, method="sendMessage")
+    with pytest.raises(RetryAfter):
+        await send_message_json(bot, {"chat_id": 45, "text": "hi"})

@@ -1,0 +1,124 @@
+"""Imports point one way: cli -> commands -> telegram -> schedule -> practice -> storage ->
+domain -> bank, and only bot/telegram imports the `telegram` library.
+
+Each module's imports are read with `ast` (lazy imports inside functions count too). A module
+may import its own layer or any lower one. To place a new package, add it to RANKS; one not
+listed gets DEFAULT_RANK (the practice layer: it may use storage and the domain, and nothing
+that talks to Telegram).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+BOT = Path(__file__).resolve().parent.parent / "bot"
+
+# Higher imports lower. Equal ranks may import each other; the domain-level packages are
+# ordered so that learning < mock < analysis (a later one may use an earlier one).
+RANKS: dict[str, int] = {
+    "bot.bank": 0,
+    "bot.bank.commands": 60,  # the bank's subcommands of the CLI
+    "bot.domain": 10,
+    "bot.learning": 11,
+    "bot.mock": 12,
+    "bot.analysis": 13,
+    "bot.charts": 14,  # a view helper for telegram/ and commands/: domain in, pictures out
+    "bot.config": 15,
+    "bot.logging_setup": 15,
+    "bot.storage": 20,
+    "bot.health": 25,
+    "bot.practice": 30,
+    "bot.schedule": 40,
+    "bot.telegram": 50,
+    "bot.commands": 60,
+    "bot.cli": 70,
+    "bot.__main__": 70,
+    "bot": 0,  # bot/__init__.py
+}
+DEFAULT_RANK = RANKS["bot.practice"]
+TELEGRAM_LIBRARY = ("telegram",)
+ALLOWED_TELEGRAM = "bot.telegram"
+
+
+def module_name(path: Path) -> str:
+    if not path.is_relative_to(BOT.parent):
+        return path.stem
+    parts = path.relative_to(BOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def rank(module: str) -> int:
+    """The rank of the longest RANKS prefix of a module name."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        found = RANKS.get(".".join(parts[:n]))
+        if found is not None and (n > 1 or module == "bot"):
+            return found
+    return DEFAULT_RANK
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in a file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module_name(path).rsplit(".", 0 if path.name == "__init__.py" else 1)[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.append((node.lineno, base))
+            # `from bot.storage import push_log` imports the module bot.storage.push_log.
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def violations() -> list[str]:
+    out = []
+    for path in sorted(BOT.rglob("*.py")):
+        me = module_name(path)
+        for line, target in imports(path):
+            where = f"{path.relative_to(BOT.parent)}:{line}"
+            top = target.split(".")[0]
+            if top in TELEGRAM_LIBRARY and not me.startswith(ALLOWED_TELEGRAM):
+                out.append(f"{where}: {me} imports the telegram library ({target})")
+            if top == "bot" and rank(target) > rank(me):
+                out.append(f"{where}: {me} (rank {rank(me)}) imports {target} ({rank(target)})")
+    return out
+
+
+def test_no_layer_imports_a_higher_one_and_only_bot_telegram_imports_telegram() -> None:
+    assert violations() == []
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("bot.telegram.views.render", 50),
+        ("bot.domain.models", 10),
+        ("bot.learning.memory", 11),
+        ("bot.storage", 20),
+        ("bot", 0),
+        ("bot.something_new.thing", DEFAULT_RANK),
+    ],
+)
+def test_rank_of_a_module(module: str, expected: int) -> None:
+    assert rank(module) == expected
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    """The parser finds plain, from- and relative imports, also inside functions."""
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "import telegram\nfrom bot.telegram import app\n"
+        "def f():\n    from bot.schedule.push import PushService\n"
+    )
+    names = {name for _, name in imports(source)}
+    assert {"telegram", "bot.telegram", "bot.telegram.app", "bot.schedule.push"} <= names
