@@ -122,7 +122,9 @@ def generate(path: Path) -> dict[str, int]:
                 )
                 # The two measured learners answer everything: their totals are exact.
                 if uid in (HEAVY, LIGHT) or rng.random() >= UNANSWERED:
-                    answers.append(_answer(rng, did, uid, chat, qid, topic, select, n_opts, t, sent))
+                    answers.append(
+                        _answer(rng, did, uid, chat, qid, topic, select, n_opts, t, sent)
+                    )
             else:
                 closes = t + 600
                 deliveries.append(
