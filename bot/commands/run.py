@@ -90,7 +90,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         return fail(f"cannot read the database {settings.db}: {err}")
 
     async def go() -> None:
-        async with Database(settings.db):
+        async with Database(settings.db, default_timezone=settings.default_timezone):
             pass
 
     asyncio.run(go())

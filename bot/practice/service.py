@@ -20,16 +20,14 @@ from bot.domain.models import (
     Stats,
     TopicStats,
 )
-from bot.domain.streaks import current_streak
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.picking import delivery_of, pick_and_record
 from bot.storage import practice_sql as sql
+from bot.storage import summaries
 from bot.storage.db import Database
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
-
-STREAK_LOOKBACK_S = 400 * 86400
 
 
 class PracticeService:
@@ -100,7 +98,7 @@ class PracticeService:
         inside a caller's transaction (the daily push claims a batch with it)."""
         prefs = sql.user_prefs(conn, user_id)
         bank = self.catalog.bank(bank_id or prefs.bank_id)
-        history = sql.history(conn, user_id, bank.id)
+        history = sql.history(conn, user_id, bank.id, list(bank.questions))
         return pick_and_record(
             conn,
             bank,
@@ -194,6 +192,7 @@ class PracticeService:
             chosen=grading.encode_choice(chosen),
             correct=correct,
             now=now,
+            default_timezone=self.default_timezone,
         )
         if not fresh:
             return self._already(conn, delivery, learner.id)
@@ -248,18 +247,17 @@ class PracticeService:
         """Answered, accuracy overall and per topic, and the current streak of days."""
         now = self.clock.now()
 
-        def gather(
-            conn: sqlite3.Connection,
-        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], list[float]]:
+        def gather(conn: sqlite3.Connection) -> tuple[sql.UserPrefs, list[sql.TopicTotal], int]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id
+            zone = ZoneInfo(prefs.timezone or self.default_timezone)
             return (
                 prefs,
                 sql.topic_totals(conn, user_id, bank_id),
-                sql.answer_times(conn, user_id, now - STREAK_LOOKBACK_S),
+                summaries.streak(conn, user_id, now, zone),
             )
 
-        prefs, totals, times = await self.db.read(gather)
+        prefs, totals, streak = await self.db.read(gather)
         bank = self.catalog.bank(prefs.bank_id)
         topics = [
             TopicStats(
@@ -270,11 +268,10 @@ class PracticeService:
             )
             for r in totals
         ]
-        zone = ZoneInfo(prefs.timezone or self.default_timezone)
         return Stats(
             bank_title=bank.meta.title,
             answered=sum(t.answered for t in topics),
             correct=sum(t.correct for t in topics),
-            streak_days=current_streak(times, now, zone),
+            streak_days=streak,
             topics=topics,
         )

@@ -104,8 +104,9 @@ class Database:
     trip, and none is acknowledged before its transaction is durable.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, default_timezone: str = "UTC") -> None:
         self.path = Path(path)
+        self.default_timezone = default_timezone  # for backfills of per-zone summaries
         self._conn: sqlite3.Connection | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
@@ -119,7 +120,9 @@ class Database:
         loop = asyncio.get_running_loop()
         # Connected on its own thread: every later call runs there too.
         self._conn = await loop.run_in_executor(self._thread, connect_sync, self.path)
-        applied = await self.call(apply_migrations)
+        applied = await self.call(
+            functools.partial(apply_migrations, default_timezone=self.default_timezone)
+        )
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
 

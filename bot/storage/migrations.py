@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from bot.storage import summaries
+
 SQL_PACKAGE = "bot.storage"
 SQL_DIR = "sql"
+# Migrations whose backfill needs Python (timezones): run after their SQL, in the same
+# transaction, with the bot's default timezone.
+PYTHON_STEPS: dict[str, Callable[[sqlite3.Connection, str], None]] = {
+    "0010_summaries": summaries.backfill,
+}
 
 
 def available() -> list[tuple[str, str]]:
@@ -26,8 +34,10 @@ def applied(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
 
 
-def apply_migrations(conn: sqlite3.Connection) -> list[str]:
-    """Apply the pending migrations, each in its own transaction; return their names."""
+def apply_migrations(conn: sqlite3.Connection, default_timezone: str = "UTC") -> list[str]:
+    """Apply the pending migrations, each in its own transaction; return their names.
+
+    `default_timezone` is the zone of learners and chats that set none (backfills need it)."""
     done = applied(conn)
     new: list[str] = []
     for name, sql in available():
@@ -36,8 +46,14 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
         # executescript commits any open transaction first, so the script carries its own
         # BEGIN/COMMIT: a migration is applied whole or not at all.
         script = f"BEGIN IMMEDIATE;\n{sql}\nINSERT INTO schema_migrations(name) VALUES ('{name}');"
+        step = PYTHON_STEPS.get(name)
         try:
-            conn.executescript(script + "\nCOMMIT;")
+            if step is None:
+                conn.executescript(script + "\nCOMMIT;")
+            else:
+                conn.executescript(script)  # leaves the transaction open for the step
+                step(conn, default_timezone)
+                conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

@@ -80,7 +80,7 @@ def build_application(
         return bot
 
     async def post_init(app: QuizApp) -> None:
-        db = Database(settings.db)
+        db = Database(settings.db, default_timezone=settings.default_timezone)
         await db.open()
         practice = PracticeService(
             db, catalog, clock=clock, rng=rng, default_timezone=settings.default_timezone
