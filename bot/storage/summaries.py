@@ -130,7 +130,7 @@ def backfill(conn: sqlite3.Connection, default_timezone: str) -> None:
     rows = conn.execute(
         f"SELECT chat_id, user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*),"
         " SUM(correct), MIN(answered_at), MAX(CASE WHEN correct THEN answered_at END)"
-        " FROM answers WHERE chat_id != user_id GROUP BY chat_id, user_id, q"
+        " FROM answers NOT INDEXED WHERE chat_id != user_id GROUP BY chat_id, user_id, q"
     )
     for chat_id, user_id, q, n, hits, first, last in rows:
         name = chat_zones.get(chat_id) or default_timezone

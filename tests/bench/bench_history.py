@@ -53,6 +53,10 @@ def p99(xs: list[float]) -> float:
     return statistics.quantiles(xs, n=100)[98] if len(xs) >= 2 else xs[0]
 
 
+def p50_p99(xs: list[float]) -> tuple[float, float]:
+    return statistics.median(xs), p99(xs)
+
+
 def line(name: str, reps: list[float], target: float | None = None) -> None:
     ms = sorted(x * 1e3 for x in reps)
     verdict = ""
@@ -117,14 +121,15 @@ async def run(path: Path) -> None:
         figures.setdefault(name, []).append(value)
 
     for _ in range(REPS):
-        add("next question p99, 20k answers", p99(await latencies(
-            lambda: service.next_delivery(gen.HEAVY, heavy), CALLS)))  # fmt: skip
-        add("next question p99, 200 answers", p99(await latencies(
-            lambda: service.next_delivery(gen.LIGHT, light), CALLS)))  # fmt: skip
-        add("/stats p99, 20k answers", p99(await latencies(
-            lambda: service.stats(gen.HEAVY), CALLS)))  # fmt: skip
-        add("/stats p99, 200 answers", p99(await latencies(
-            lambda: service.stats(gen.LIGHT), CALLS)))  # fmt: skip
+        for name, size, call in (
+            ("next question", "20k", lambda: service.next_delivery(gen.HEAVY, heavy)),
+            ("next question", "200", lambda: service.next_delivery(gen.LIGHT, light)),
+            ("/stats", "20k", lambda: service.stats(gen.HEAVY)),
+            ("/stats", "200", lambda: service.stats(gen.LIGHT)),
+        ):
+            mid, top = p50_p99(await latencies(call, CALLS))
+            add(f"{name} p50, {size} answers", mid)
+            add(f"{name} p99, {size} answers", top)
         add("leaderboard, 600k-answer group (median)", statistics.median(await latencies(
             lambda: groups.leaderboard(gen.GROUP), 5)))  # fmt: skip
         add("answer max, idle", await answer_max(service, clock, None))

@@ -35,17 +35,18 @@ CREATE TABLE member_totals (
     PRIMARY KEY (chat_id, week, user_id)
 ) WITHOUT ROWID;
 
--- Backfill what SQL alone can count; the per-day and per-week rows need each zone and are
+-- Backfill what SQL alone can count (NOT INDEXED: one pass in table order is three times
+-- faster than following an index to every row); the per-day and per-week rows need each zone and are
 -- filled by the migration's Python step (bot/storage/summaries.py: backfill).
 INSERT INTO learner_topics (user_id, bank_id, topic, answered, correct)
-SELECT user_id, bank_id, topic, COUNT(*), SUM(correct) FROM answers
+SELECT user_id, bank_id, topic, COUNT(*), SUM(correct) FROM answers NOT INDEXED
 GROUP BY user_id, bank_id, topic;
 
 -- A private chat's id is its user's id: every other answer was given in a group or channel.
 INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at, last_correct_at)
 SELECT chat_id, '', user_id, COUNT(*), SUM(correct), MIN(answered_at),
        MAX(CASE WHEN correct THEN answered_at END)
-FROM answers WHERE chat_id != user_id GROUP BY chat_id, user_id;
+FROM answers NOT INDEXED WHERE chat_id != user_id GROUP BY chat_id, user_id;
 
 -- /admin's subscriber counts: a range count on an index instead of a scan of the table.
 CREATE INDEX subscriptions_by_active ON subscriptions (active, next_due_at);
