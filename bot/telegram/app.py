@@ -127,6 +127,7 @@ def build_application(
         if app.job_queue is not None:
             push_jobs.schedule(app.job_queue, services.push)
             group_rounds.schedule_sweep(app.job_queue)
+            push_jobs.schedule_retention(app.job_queue, db, clock, settings.retention_days)
         # Groups: overdue reveals done, open windows re-armed.
         await group_rounds.on_startup(app.bot, services, app.job_queue)
         await register_commands(app)
