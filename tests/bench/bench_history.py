@@ -34,7 +34,7 @@ from bot.practice.service import PracticeService
 from bot.storage.db import Database
 from tests.bench import gen_history as gen
 
-REPS = 3
+REPS = int(__import__("os").environ.get("HIST_REPS", "3"))
 CALLS = 100
 ANSWERS = 60
 ANSWERER = 4_321  # an ordinary learner whose answers are timed
