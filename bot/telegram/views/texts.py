@@ -94,6 +94,7 @@ ADMIN_REPORT = (
     "sent {sent} · pending {pending} · sending {sending}\n"
     "blocked {blocked} · failed {failed} · skipped {skipped}"
 )
+ADMIN_CAPACITY = "\n\n⚠️ <b>Push capacity</b>\n{warning}"
 
 # Groups and channels
 GROUP_FOOTER = "⏳ Open for {window} · 👥 {count} answer{s} so far · your verdict comes privately"
