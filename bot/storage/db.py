@@ -29,6 +29,18 @@ class DatabaseUnavailable(Exception):
     operator naming the file and the cause."""
 
 
+class DatabaseBusy(sqlite3.OperationalError):
+    """Another connection held the write lock for longer than the busy timeout (5 s): the
+    write did not happen. Callers that face a user say "busy, try again"."""
+
+
+def _busy(err: BaseException) -> bool:
+    text = str(err)
+    return isinstance(err, sqlite3.OperationalError) and (
+        "database is locked" in text or "database is busy" in text
+    )
+
+
 def open_failure(path: Path, err: BaseException) -> DatabaseUnavailable:
     """Name the file and say why it cannot be used, in words an operator can act on."""
     text = str(err)
@@ -206,7 +218,12 @@ class Database:
         if self._flusher is None or self._flusher.done():
             # A task of its own, so a caller cancelled mid-write cannot strand the others.
             self._flusher = asyncio.create_task(self._flush())
-        return await future
+        try:
+            return await future
+        except sqlite3.OperationalError as err:
+            if _busy(err) and not isinstance(err, DatabaseBusy):
+                raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
+            raise
 
     async def _flush(self) -> None:
         while self._queue:
