@@ -63,10 +63,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     except DatabaseUnavailable as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
+    from bot.telegram.app import build_application, run  # keeps `validate` & co. light
+    from bot.telegram.startup import StartupFailed, preflight
+
+    try:
+        preflight(settings)  # token and BOT_API_URL, retried through a passing hiccup
+    except StartupFailed as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
     catalog = load_catalog(settings)
     if catalog is None:
         return 1
-    from bot.telegram.app import build_application, run  # keeps `validate` & co. light
 
     app = build_application(settings, catalog)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from typing import Any
@@ -12,6 +13,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
+from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
@@ -29,8 +31,10 @@ from bot.telegram.handlers.errors import on_error
 from bot.telegram.outbound import group_rounds
 from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.throttle import EditThrottle
+from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
 
 log = logging.getLogger(__name__)
+STARTUP_RETRIES = len(STARTUP_BACKOFF_S)
 
 
 def build_application(
@@ -54,6 +58,7 @@ def build_application(
     """
     clock = clock or SystemClock()
     own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
+    background: list[asyncio.Task[None]] = []  # start-up work that must not delay the start
 
     async def push_bot(app: QuizApp) -> ExtBot[None]:
         if push_request is None and request is not None:
@@ -129,7 +134,9 @@ def build_application(
             group_rounds.schedule_sweep(app.job_queue)
         # Groups: overdue reveals done, open windows re-armed.
         await group_rounds.on_startup(app.bot, services, app.job_queue)
-        await register_commands(app)
+        # The command menus are cosmetic: set in the background, retried, never fatal.
+        menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
+        background.append(menus)
         await status.mark_started(app, services)
         reload.install_sighup(app)
         log.info(
@@ -146,6 +153,10 @@ def build_application(
             await services.push.stop()
 
     async def post_shutdown(app: QuizApp) -> None:
+        while background:
+            task = background.pop()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         services = app.bot_data.services
         if services is not None:
             await services.push.stop()
@@ -198,6 +209,14 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
 
 
+async def set_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """register_commands, retried with backoff; a failure is logged, the bot runs on."""
+    try:
+        await retrying("setMyCommands", lambda: register_commands(app), asyncio.sleep)
+    except TelegramError as err:
+        log.warning("command menus not set (the commands still work): %s", err)
+
+
 def run(app: QuizApp, settings: Settings) -> None:
     """Serve until stopped: a webhook when a URL is set, else long polling."""
     if settings.webhook_url:
@@ -205,4 +224,6 @@ def run(app: QuizApp, settings: Settings) -> None:
 
         run_webhook(app, settings)
     else:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        # bootstrap_retries: deleteWebhook at start is retried (with PTB's backoff) instead of
+        # ending the start on a 500; an invalid token still stops it at once.
+        app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=STARTUP_RETRIES)

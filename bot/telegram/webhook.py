@@ -37,6 +37,7 @@ from bot.config import Settings
 from bot.health import database_report, iso
 from bot.logging_setup import RedactSecrets
 from bot.telegram.context import QuizApp
+from bot.telegram.startup import retrying
 from bot.telegram.status import ops_state
 
 log = logging.getLogger(__name__)
@@ -197,7 +198,13 @@ async def serve(app: QuizApp, settings: Settings) -> None:
         await app.start()
         server = HTTPServer(make_web_app(app, path, secret, state), max_body_size=MAX_BODY_BYTES)
         server.listen(settings.webhook_port, settings.webhook_listen)
-        await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+        await retrying(
+            "setWebhook",
+            lambda: app.bot.set_webhook(
+                url, secret_token=secret, allowed_updates=Update.ALL_TYPES
+            ),
+            asyncio.sleep,
+        )
         log.info(
             "webhook mode: %s served on %s:%d (secret %s), health on %s",
             url,
