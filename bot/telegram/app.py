@@ -32,6 +32,7 @@ from bot.telegram.outbound import group_rounds
 from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.throttle import EditThrottle
 from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
+from bot.telegram.webhook_guard import CountingQueue
 
 log = logging.getLogger(__name__)
 STARTUP_RETRIES = len(STARTUP_BACKOFF_S)
@@ -175,6 +176,8 @@ def build_application(
         # Answers are independent per user and the database enforces one answer per user and
         # question, so updates need not wait for each other.
         .concurrent_updates(32)
+        # Counts updates not yet handled: the webhook acknowledges only what fits a bound.
+        .update_queue(CountingQueue())
         # No AIORateLimiter: it would put learners' replies in one queue with the push, so a
         # big push would make every reply wait; the push is paced by bot/schedule instead.
         .post_init(post_init)
