@@ -110,14 +110,29 @@ class RecentIds:
 class CountingQueue(asyncio.Queue[object]):
     """The Application's update queue, counting updates put and not yet done: PTB takes each
     update off the queue at once into a task that waits for an update slot, so the queue's
-    size says nothing; `task_done()` comes only when the handler has finished."""
+    size says nothing; `task_done()` comes only when the handler has finished.
 
-    def __init__(self) -> None:
+    `put` waits while `limit` updates are unfinished. In polling mode that holds the Updater
+    before its next getUpdates, and that call is what confirms the previous batch to Telegram:
+    so at most `limit` confirmed updates are unhandled at any time (what a kill -9 can lose),
+    instead of everything fetched while handlers were slow.
+    """
+
+    def __init__(self, limit: int = MAX_BACKLOG) -> None:
         super().__init__()
+        self.limit = limit
         self.unfinished = 0
+        self._room = asyncio.Event()
+
+    async def put(self, item: object) -> None:
+        """Queue an update once fewer than `limit` are unfinished."""
+        while self.unfinished >= self.limit:
+            self._room.clear()
+            await self._room.wait()
+        self.put_nowait(item)
 
     def put_nowait(self, item: object) -> None:
-        """Queue an update (asyncio.Queue.put ends here too)."""
+        """Queue an update now (a stop marker, or after put's wait)."""
         super().put_nowait(item)
         self.unfinished += 1
 
@@ -125,3 +140,4 @@ class CountingQueue(asyncio.Queue[object]):
         """An update's handling finished."""
         super().task_done()
         self.unfinished -= 1
+        self._room.set()
