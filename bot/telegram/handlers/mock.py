@@ -88,6 +88,8 @@ async def mock(update: Update, context: QuizContext) -> None:
         return
     running = await services.mock.resume(user.id)
     if running.status is not MockStatus.NONE:
+        if arg and running.status is MockStatus.SHOWN:  # asked for another exam: say why not
+            await send_html(context.bot, chat.id, mock_texts.MOCK_ALREADY_RUNNING)
         await show_start(context, chat.id, running)
         return
     kind = ExamKind.SHORT if arg == "short" else ExamKind.FULL

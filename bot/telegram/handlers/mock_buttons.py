@@ -7,7 +7,7 @@ from telegram import CallbackQuery, Message, Update
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import message_lock, query_message
-from bot.telegram.outbound.mock_results import send_result
+from bot.telegram.outbound.mock_results import close_message, send_result
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import mock_callbacks, mock_keyboards, mock_render, mock_texts
 from bot.telegram.views.render import letters
@@ -48,9 +48,11 @@ async def _show(
         await query.answer(mock_texts.CB_MOCK_EXPIRED if expired else mock_texts.CB_MOCK_FINISHED)
         closing = mock_texts.MOCK_EXPIRED if expired else mock_texts.MOCK_SUBMITTED
         await send_result(bot, context.services, exam, reply.result, closing=closing)
-    elif status is MockStatus.ABANDONED:
+    elif status is MockStatus.ABANDONED and exam is not None:
         await query.answer()
         await edit_or_send(bot, message.chat_id, message.message_id, mock_texts.MOCK_STOPPED)
+        if exam.message_id != message.message_id:  # asked from /mock stop: close the exam too
+            await close_message(bot, exam, mock_texts.MOCK_STOPPED)
     elif status is MockStatus.STALE:
         mine = exam is None or exam.user_id == query.from_user.id
         await query.answer(mock_texts.CB_MOCK_STALE if mine else mock_texts.CB_MOCK_NOT_YOURS)

@@ -29,7 +29,9 @@ def duration(seconds: float) -> str:
     m, sec = divmod(rest, 60)
     if h:
         return f"{h} h {m:02d} min"
-    return f"{m} min {sec:02d} s" if m else f"{sec} s"
+    if m:
+        return f"{m} min {sec:02d} s" if sec else f"{m} min"
+    return f"{sec} s"
 
 
 def positions(indices: Sequence[int]) -> str:
