@@ -166,6 +166,11 @@ class ReadinessService:
             last_answer_id=rows[-1].answer_id if rows else 0,
         )
 
+    @property
+    def charts_cached(self) -> int:
+        """How many rendered charts the cache holds."""
+        return len(self._charts)
+
     async def chart(self, report: ReadinessReport) -> bytes:
         """The /stats PNG (rendered in a worker thread, cached until the learner's next answer)."""
         last_mock = report.mocks[0].exam_id if report.mocks else 0
