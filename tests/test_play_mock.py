@@ -59,4 +59,5 @@ def test_stats_command_prints_numbers_and_writes_the_chart(
     text = capsys.readouterr().out
     assert "Not enough evidence: 0 answers (40 more needed)" in text
     assert "Mock 1 · " in text and "running" in text
-    assert Image.open(png).size[0] == 1000
+    with Image.open(png) as image:
+        assert image.size[0] == 1000
