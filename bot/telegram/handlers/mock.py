@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import InlineKeyboardMarkup, Update
 
 from bot.mock.models import ExamKind
 from bot.practice.mock_models import MockReply, MockStatus
@@ -23,7 +23,7 @@ async def show_new(context: QuizContext, chat_id: int, reply: MockReply) -> None
         context.bot,
         chat_id,
         mock_render.screen_text(exam, question, reply.time_left_s),
-        mock_keyboards.screen_keyboard(exam),
+        InlineKeyboardMarkup.de_json(mock_keyboards.screen_markup(exam), context.bot),
     )
     await context.services.mock.attach_message(exam.id, chat_id, message.message_id)
 

@@ -7,6 +7,7 @@ from telegram import CallbackQuery, Message, Update
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import message_lock, query_message
+from bot.telegram.outbound.fast_edit import edit_html_json
 from bot.telegram.outbound.mock_results import close_message, send_result
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import mock_callbacks, mock_keyboards, mock_render, mock_texts
@@ -26,12 +27,12 @@ async def _show(
     bot, status, exam = context.bot, reply.status, reply.exam
     if status is MockStatus.SHOWN and exam is not None and reply.question is not None:
         await query.answer(note)
-        await edit_or_send(
+        await edit_html_json(
             bot,
             message.chat_id,
             message.message_id,
             mock_render.screen_text(exam, reply.question, reply.time_left_s),
-            mock_keyboards.screen_keyboard(exam, page),
+            mock_keyboards.screen_markup(exam, page),
         )
     elif status is MockStatus.CONFIRM and exam is not None and reply.pending is not None:
         await query.answer()

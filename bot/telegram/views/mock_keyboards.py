@@ -7,6 +7,8 @@ stays under 50 buttons whatever the exam's size.
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.bank.models import LETTERS
@@ -35,8 +37,16 @@ def _grid_label(exam: Exam, q: int) -> str:
     return f"·{label}·" if q == exam.current else label
 
 
-def screen_keyboard(exam: Exam, page: int | None = None) -> InlineKeyboardMarkup:
-    """Letters (ticked when chosen), ◀ Prev · 🚩 Flag · Next ▶, a page of the grid, Finish."""
+def _key(text: str, data: str) -> dict[str, str]:
+    return {"text": text, "callback_data": data}
+
+
+def screen_markup(exam: Exam, page: int | None = None) -> dict[str, Any]:
+    """Letters (ticked when chosen), ◀ Prev · 🚩 Flag · Next ▶, a page of the grid, Finish.
+
+    As Bot API JSON, not PTB objects: a tap re-renders some 30 buttons, and building them as
+    objects (then parsing them back from the edited message) cost more than the rest of a tap.
+    """
     pos = exam.current
     item = exam.items[pos]
     chosen = item.chosen_display
@@ -44,42 +54,36 @@ def screen_keyboard(exam: Exam, page: int | None = None) -> InlineKeyboardMarkup
     letters = []
     for d in range(len(item.order)):
         on = d in chosen
-        action = "r" if on and multiple else "a"
-        letters.append(
-            _button(f"☑️ {LETTERS[d]}" if on else LETTERS[d], cb.move(exam.id, pos, action, d))
-        )
+        data = cb.move(exam.id, pos, "r" if on and multiple else "a", d)
+        letters.append(_key(f"☑️ {LETTERS[d]}" if on else LETTERS[d], data))
     rows = [letters[i : i + LETTER_ROW] for i in range(0, len(letters), LETTER_ROW)]
     moves = []
     if pos > 0:
-        moves.append(_button("◀ Prev", cb.move(exam.id, pos, "p")))
+        moves.append(_key("◀ Prev", cb.move(exam.id, pos, "p")))
     flag = ("🚩 Unflag", "u") if item.flagged else ("🚩 Flag", "f")
-    moves.append(_button(flag[0], cb.move(exam.id, pos, flag[1])))
+    moves.append(_key(flag[0], cb.move(exam.id, pos, flag[1])))
     if pos < exam.size - 1:
-        moves.append(_button("Next ▶", cb.move(exam.id, pos, "n")))
+        moves.append(_key("Next ▶", cb.move(exam.id, pos, "n")))
     rows.append(moves)
-    page = grid_page_of(pos) if page is None else page
     pages = (exam.size + GRID_PAGE - 1) // GRID_PAGE
-    page = min(max(page, 0), pages - 1)
+    page = min(max(grid_page_of(pos) if page is None else page, 0), pages - 1)
     first = page * GRID_PAGE
     grid = [
-        _button(_grid_label(exam, q), cb.move(exam.id, pos, "g", q))
+        _key(_grid_label(exam, q), cb.move(exam.id, pos, "g", q))
         for q in range(first, min(first + GRID_PAGE, exam.size))
     ]
     rows += [grid[i : i + GRID_ROW] for i in range(0, len(grid), GRID_ROW)]
     if pages > 1:
         pager = []
         if page > 0:
-            pager.append(
-                _button(f"« {first - GRID_PAGE + 1}–{first}", cb.move(exam.id, pos, "v", page - 1))
-            )
+            back = f"« {first - GRID_PAGE + 1}–{first}"
+            pager.append(_key(back, cb.move(exam.id, pos, "v", page - 1)))
         if page < pages - 1:
-            last = min(first + 2 * GRID_PAGE, exam.size)
-            pager.append(
-                _button(f"{first + GRID_PAGE + 1}–{last} »", cb.move(exam.id, pos, "v", page + 1))
-            )
+            ahead = f"{first + GRID_PAGE + 1}–{min(first + 2 * GRID_PAGE, exam.size)} »"
+            pager.append(_key(ahead, cb.move(exam.id, pos, "v", page + 1)))
         rows.append(pager)
-    rows.append([_button("🏁 Finish", cb.move(exam.id, pos, "e"))])
-    return InlineKeyboardMarkup(rows)
+    rows.append([_key("🏁 Finish", cb.move(exam.id, pos, "e"))])
+    return {"inline_keyboard": rows}
 
 
 def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
