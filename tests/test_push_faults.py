@@ -80,8 +80,10 @@ class LockingApi(FakeBotApi):
         self.sends = 0
         self.locker: sqlite3.Connection | None = None
 
-    def handle(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        answer = super().handle(method, params)
+    def handle(
+        self, method: str, params: dict[str, Any], files: dict[str, bytes] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        answer = super().handle(method, params, files)
         if method.lower() == "sendmessage":
             self.sends += 1
             if self.sends == self.after:
