@@ -126,20 +126,23 @@ def read_only_filesystem(tmp_path: Path) -> tuple[list[str], Path]:
 
 @pytest.mark.slow
 def test_unusable_database_exits_at_once_with_one_line(tmp_path: Path) -> None:
-    # Every process side by side: the whole test costs about one process start-up of wall
-    # time. `run` meets every variant; `migrate` and `play` one each (the same check).
+    # Every process side by side: the whole test costs about one process start-up of wall time.
     wrap, ro_db = read_only_filesystem(tmp_path)
     cases: list[tuple[str, Path, str, list[str]]] = [("run", ro_db, "read-only", wrap)]
     before: dict[Path, bytes] = {}
+    # One process per variant (5 in all): `run` for three, `migrate` and `play` one each;
+    # the three commands share the same check (storage.db.prepare / Database.open).
+    commands = {
+        "random bytes": "run",
+        "corrupt header": "migrate",
+        "a directory": "run",
+        "a folder that cannot be created": "play",
+    }
     for name, (make, cause) in VARIANTS.items():
         db = make(tmp_path)
         if db.is_file():
             before[db] = db.read_bytes()
-        cases.append(("run", db, cause, []))
-        if name == "random bytes":
-            cases.append(("migrate", db, cause, []))
-        if name == "a folder that cannot be created":
-            cases.append(("play", db, cause, []))
+        cases.append((commands[name], db, cause, []))
     started = time.monotonic()
     procs = [(cmd, db, cause, start(cmd, db, tmp_path, w)) for cmd, db, cause, w in cases]
     for _, db, cause, proc in procs:

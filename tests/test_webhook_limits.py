@@ -97,7 +97,7 @@ def test_webhook_limits_hold(tmp_path: Path) -> None:
 
             # A slow Telegram: handlers pile up; past the backlog, posts get 503 (retried by
             # Telegram), so what is acknowledged and unhandled stays bounded.
-            api.set_delay("sendMessage", 3.0)
+            api.set_delay("sendMessage", 1.5)
             users = [factories.user(800 + i, "U") for i in range(MAX_BACKLOG + 80)]
             updates = [factories.command("/help", u, factories.private_chat(u)) for u in users]
             with ThreadPoolExecutor(16) as pool:
