@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from bot.domain import push_retry
-from bot.schedule.push import LEASE_S, PushService, owner_dead
+from bot.schedule.lease import LEASE_S, owner_dead
+from bot.schedule.push import PushService
 from bot.storage import push_log
 from tests import factories
 from tests.botharness import Harness, running_bot

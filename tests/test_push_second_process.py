@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.schedule.push import LEASE_S
+from bot.schedule.lease import LEASE_S
 from bot.storage import push_log
 from bot.storage.db import connect_sync
 from tests.fakes import FakeBotApi, FakeBotApiServer, wait_for
