@@ -38,7 +38,7 @@ from bot.schedule.lease import (
 )
 from bot.schedule.pacer import GroupWindow, Pacer, PushLate, PushPacing, Sleep, Unpaced
 from bot.schedule.ports import Courier
-from bot.storage import practice_sql
+from bot.storage import practice_sql, push_lease
 from bot.storage import push_log as dlog
 from bot.storage.db import Database
 from bot.storage.push_peak import peak_due
@@ -201,9 +201,11 @@ class PushService:
     async def _recover(self) -> int:
         """Claims whose lease expired or whose owner is dead go back to pending (backoff)."""
         now = self.clock.now()
-        owners = await self.db.read(dlog.sending_owners)
+        owners = await self.db.read(push_lease.sending_owners)
         dead = [o for o in owners if owner_dead(o, self.owner)]
-        recovered = await self.db.write(lambda c: dlog.recover_expired(c, now, self.grace_s, dead))
+        recovered = await self.db.write(
+            lambda c: push_lease.recover_expired(c, now, self.grace_s, dead)
+        )
         if recovered:
             log.warning(
                 "push: %d pushes were cut off while sending; sending them again", recovered
@@ -314,7 +316,7 @@ class PushService:
                 now = self.clock.now()
                 if inflight and now - renewed_at >= RENEW_EVERY_S:
                     ok, _ = await self._write(
-                        partial(dlog.renew, owner=self.owner, lease_until=now + LEASE_S)
+                        partial(push_lease.renew, owner=self.owner, lease_until=now + LEASE_S)
                     )
                     renewed_at = now if ok else renewed_at
                 healthy = loop.time() >= retry_at
