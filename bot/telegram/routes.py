@@ -22,6 +22,7 @@ from bot.telegram.handlers import (
     answers,
     commands,
     daily,
+    gates,
     group_admin,
     group_answers,
     group_daily,
@@ -86,11 +87,17 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
     ]
 
 
-def early_handlers() -> list[BaseHandler[Any, Any, Any]]:
-    """Group -1: run on every update before the handlers above, never instead of them."""
+def early_handlers() -> list[tuple[int, BaseHandler[Any, Any, Any]]]:
+    """(group, handler) run on every update before the handlers above, each in its own group
+    (a group runs only its first matching handler): the update tracker sees every update,
+    then flood control and the button permissions may stop one before any work is done."""
     # Blocking on purpose: a non-blocking handler is a task the app must be running to await,
-    # and this one only touches memory (the database at most every few seconds).
-    return [TypeHandler(Update, ops.track_update)]
+    # and these only touch memory (the database at most every few seconds).
+    return [
+        (-3, TypeHandler(Update, ops.track_update)),
+        (-2, TypeHandler(Update, gates.flood_gate)),
+        (-1, CallbackQueryHandler(gates.button_gate)),
+    ]
 
 
 PRIVATE_COMMANDS = [

@@ -54,6 +54,17 @@ CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another 
 CB_CLOSED = "This question is closed: answers are no longer taken."
 CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
 CB_PICK_FIRST = "Select exactly {count} options, then tap Submit."
+CB_PRIVATE_ONLY = "This button works in a private chat with me."
+CB_ADMINS_ONLY = "Sorry, only the chat's admins can use this button."
+CB_NEXT_USED = "You already moved on from this question: your next one is below."
+CB_EXPLAIN_USED = "All options are explained just below this question already."
+
+# Flood control
+SLOW_DOWN = (
+    "⏳ Slow down a little, please: I am skipping messages that come faster than one a "
+    "second. Wait a few seconds and try again."
+)
+SLOW_DOWN_CB = "⏳ Slow down a little: wait a few seconds, then tap again."
 
 # Daily question (/daily) and operators (/admin)
 DAILY_HEADER = "📅 <b>Your daily question</b>\n\n"
