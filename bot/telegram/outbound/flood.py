@@ -52,7 +52,9 @@ class FloodGate:
         if bucket is None:
             bucket = self._buckets[key] = _Bucket(float(self.burst), now)
         else:
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
+            # max(): a clock set back (NTP, a test) must not take tokens away.
+            elapsed = max(0.0, now - bucket.at)
+            bucket.tokens = min(self.burst, bucket.tokens + elapsed * self.rate)
             bucket.at = now
         if bucket.tokens >= self.burst:
             bucket.warned = False  # a full bucket: the sender paused, the flood is over

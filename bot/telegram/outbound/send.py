@@ -39,17 +39,24 @@ async def with_retry(
     call: Callable[[], Awaitable[T]], *, chat_id: int = 0, then: Then | None = None
 ) -> T:
     """Run a Bot API call; on 429 retry it in the background after retry_after and raise
-    Deferred. `then` gets the result of a background retry (the caller handles its own)."""
+    Deferred. `then` gets the result of a background retry (the caller handles its own).
+
+    A wait too long to be worth it (or too many retries queued for the chat) re-raises the
+    RetryAfter: the caller decides (a reveal is retried by the next sweep; a reply is dropped
+    and the error handler logs it).
+    """
     try:
         return await call()
     except RetryAfter as err:
-        _retry_later(call, retry_seconds(err), chat_id, then, tries=1)
+        if not _retry_later(call, retry_seconds(err), chat_id, then, tries=1):
+            raise
         raise Deferred(f"chat {chat_id}: flood control for {retry_seconds(err):g} s") from err
 
 
 def _retry_later(
     call: Callable[[], Awaitable[Any]], wait: float, chat_id: int, then: Then | None, tries: int
-) -> None:
+) -> bool:
+    """Schedule a retry in `wait` seconds; False (and a log line) when it would be stale."""
     pending = _pending.setdefault(chat_id, set())
     if wait > MAX_INTERACTIVE_WAIT_S or tries >= MAX_TRIES or len(pending) >= MAX_PENDING_PER_CHAT:
         log.warning(
@@ -58,7 +65,7 @@ def _retry_later(
         )  # fmt: skip
         if not pending:
             del _pending[chat_id]
-        return
+        return False
     task = asyncio.create_task(_later(call, wait, chat_id, then, tries))
     pending.add(task)
 
@@ -68,6 +75,7 @@ def _retry_later(
             del _pending[chat_id]
 
     task.add_done_callback(done)
+    return True
 
 
 async def _later(
