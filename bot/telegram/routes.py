@@ -27,6 +27,7 @@ from bot.telegram.handlers import (
     group_answers,
     group_daily,
     group_quiz,
+    group_topics,
     membership,
     ops,
 )
@@ -69,6 +70,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("window", group_admin.window, filters=GROUPS_AND_CHANNELS),
         CommandHandler("quizpoll", group_admin.quizpoll, filters=GROUPS_AND_CHANNELS),
         CommandHandler("daily", group_daily.daily, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("topics", group_topics.topics, filters=GROUPS_AND_CHANNELS),
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
@@ -115,5 +117,6 @@ GROUP_COMMANDS = [
     ("window", "How long questions stay open (admins)"),
     ("quizpoll", "Telegram quiz polls on or off (admins)"),
     ("daily", "Daily group question (admins)"),
+    ("topics", "Exam and topic of this chat's questions (admins)"),
     ("help", "How it works"),
 ]

@@ -9,7 +9,7 @@ from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.chat_guards import EXPLAIN, NEXT
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers import group_answers
+from bot.telegram.handlers import group_answers, group_topics
 from bot.telegram.handlers.common import (
     REFUSALS,
     is_private,
@@ -174,6 +174,8 @@ async def on_topic(update: Update, context: QuizContext) -> None:
     if m is None or message is None:
         await _refuse(query)
         return
+    if not is_private(message.chat):
+        return await group_topics.on_topic(query, message, m.group(1), context)
     services = context.services
     prefs = await services.practice.prefs(query.from_user.id)
     bank = services.catalog.bank(prefs.bank_id)
@@ -208,6 +210,8 @@ async def on_bank(update: Update, context: QuizContext) -> None:
     if bank is None or message is None:
         await _refuse(query, texts.BANK_GONE)
         return
+    if not is_private(message.chat):
+        return await group_topics.on_bank(query, message, bank.id, context)
     await services.practice.choose_topic(query.from_user.id, bank.id, None)
     await query.answer(clip(f"Now practising: {bank.meta.title}"))
     others = [b for b in services.catalog.banks.values() if b.id != bank.id]

@@ -141,3 +141,9 @@ POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answ
 GROUP_DAILY_USAGE = "Use /daily HH:MM Zone, for example /daily 08:00 Europe/Paris, or /daily off."
 GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
 GROUP_DAILY_OFF = "The daily question is turned off."
+GROUP_TOPICS_ADMINS = (
+    "Only the group's admins choose the exam and topic here. For your own practice, message "
+    "me privately and send /topics."
+)
+GROUP_CHOOSE_TOPIC = "<b>{bank}</b>\nChoose the topic this chat's questions come from:"
+GROUP_TOPIC_SET = "Questions here now come from <b>{topic}</b> ({bank}). Send /quiz for one."
