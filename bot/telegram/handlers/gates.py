@@ -5,10 +5,10 @@ Both stop an update with ApplicationHandlerStop, so no handler does any work for
 
 from __future__ import annotations
 
-import contextlib
 import logging
 
 from telegram import Update
+from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from bot.telegram.context import QuizContext
@@ -43,16 +43,23 @@ async def flood_gate(update: Update, context: QuizContext) -> None:
         return
     if verdict is Verdict.WARN:
         log.info("flood control: updates from %s dropped until they slow down", key)
-        query, chat = update.callback_query, update.effective_chat
-        if query is not None:
-            await query.answer(texts.SLOW_DOWN_CB)
-        elif chat is not None:
-            # Flood control on the notice itself (Deferred): it follows in the background.
-            with contextlib.suppress(Deferred):
-                await guarded(
-                    services, chat.id, lambda cid: send_html(context.bot, cid, texts.SLOW_DOWN)
-                )
+        try:
+            await _slow_down(update, context)
+        except (Deferred, TelegramError) as err:
+            # The notice met flood control too (it may follow in the background): the update
+            # is dropped all the same, so an error here must not let it through to a handler.
+            log.info("flood control: notice to %s not sent now: %s", key, err)
     raise ApplicationHandlerStop
+
+
+async def _slow_down(update: Update, context: QuizContext) -> None:
+    query, chat = update.callback_query, update.effective_chat
+    if query is not None:
+        await query.answer(texts.SLOW_DOWN_CB)
+    elif chat is not None:
+        await guarded(
+            context.services, chat.id, lambda cid: send_html(context.bot, cid, texts.SLOW_DOWN)
+        )
 
 
 async def button_gate(update: Update, context: QuizContext) -> None:
@@ -63,5 +70,8 @@ async def button_gate(update: Update, context: QuizContext) -> None:
     why = await refusal(query, context)
     if why is None:
         return
-    await query.answer(why)
+    try:
+        await query.answer(why)
+    except TelegramError as err:
+        log.info("refused press not answered: %s", err)  # refused all the same
     raise ApplicationHandlerStop
