@@ -64,6 +64,12 @@ class ChatGuards:
             return QuizPace(self.cooldown_s - age, False)
         return QuizPace(0.0, False)
 
+    async def last_question_id(self, chat_id: int) -> int:
+        """The id of the chat's newest windowed question (0 when none)."""
+        now = self.clock.now()
+        last = await self.db.read(lambda c: abuse_sql.last_group_question(c, chat_id, now))
+        return 0 if last is None else last.delivery_id
+
     async def reset(self, user_id: int, bank_id: str) -> int:
         """Forget the learner's history in one bank; how many answers were forgotten."""
         return await self.db.write(lambda c: abuse_sql.reset_history(c, user_id, bank_id))

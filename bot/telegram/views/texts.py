@@ -141,6 +141,11 @@ POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answ
 GROUP_DAILY_USAGE = "Use /daily HH:MM Zone, for example /daily 08:00 Europe/Paris, or /daily off."
 GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
 GROUP_DAILY_OFF = "The daily question is turned off."
+GROUP_QUIZ_TOO_SOON = (
+    "⏳ The current question has just been asked: give everyone a moment. /quiz posts the next "
+    "one in {seconds} s (admins can /reveal it now)."
+)
+GROUP_QUIZ_COOLDOWN = "⏳ One question at a time: the next /quiz can post in {seconds} s."
 GROUP_TOPICS_ADMINS = (
     "Only the group's admins choose the exam and topic here. For your own practice, message "
     "me privately and send /topics."
