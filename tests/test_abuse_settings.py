@@ -68,3 +68,20 @@ async def test_window_says_when_it_was_clamped_and_from_when_it_applies(tmp_path
         await h.feed(factories.command("/window 15", ADMIN, GROUP))
         text = h.api.last_text(GROUP_ID) or ""
         assert "15 min" in text and "outside" not in text and "next question" in text
+
+
+async def test_daily_time_changed_after_todays_push_promises_tomorrow(tmp_path: Path) -> None:
+    import datetime as dt
+
+    user = factories.user(950, "Dee")
+    chat = factories.private_chat(user)
+    async with running_bot(tmp_path) as h:
+        push = h.services.push
+        push.pace_now = h.clock.now  # type: ignore[method-assign]
+        h.clock.set(dt.datetime(2026, 11, 30, 6, 0, tzinfo=dt.UTC))
+        await h.feed(factories.command("/daily 06:01 UTC", user, chat))
+        h.clock.advance(120)
+        await push.run_once()
+        assert len(h.api.messages_to(user["id"])) == 2  # the confirmation and the question
+        await h.feed(factories.command("/daily 06:24", user, chat))
+        assert "Tue 01 Dec, 06:24" in (h.api.last_text(user["id"]) or "")
