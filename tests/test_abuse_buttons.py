@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.telegram.handlers.permissions import BUTTONS, Who
-from bot.telegram.views import callbacks, texts
+from bot.telegram.views import callbacks, mock_callbacks, texts
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.groups_support import (
@@ -40,13 +40,27 @@ def data_for(prefix: str, delivery_id: int) -> str:
         "rs": f"rs:{sample_bank.bank().id}",
         "tp": "tp:*",
         "bk": f"bk:{OTHER.id}",
+        "m": "m:1:0:n",
+        "mo": "mo:short",
+        "mr": "mr:1:0",
+        "mv": "mv:1:0",
     }[prefix]
 
 
 def test_every_callback_pattern_has_a_row_in_the_table() -> None:
-    patterns = [v for v in vars(callbacks).values() if isinstance(v, re.Pattern)]
-    prefixes = {m.group(1) for p in patterns if (m := re.match(r"\^(\w+):", p.pattern))}
-    assert len(prefixes) == len(patterns)  # every pattern starts with its prefix
+    patterns = [
+        v
+        for module in (callbacks, mock_callbacks)
+        for v in vars(module).values()
+        if isinstance(v, re.Pattern)
+    ]
+    prefixes: set[str] = set()
+    for pattern in patterns:
+        # `^a:...`, or `^m([rv]):...` for two prefixes in one pattern.
+        m = re.match(r"\^(\w+)(?:\(\[(\w+)\]\))?:", pattern.pattern)
+        assert m is not None, pattern.pattern  # every pattern starts with its prefix
+        tails = m.group(2) or ""
+        prefixes |= {m.group(1) + t for t in tails} if tails else {m.group(1)}
     assert prefixes == set(BUTTONS)
 
 

@@ -29,7 +29,7 @@ class Who(Enum):
 
 
 # Callback-data prefix (before the first ':') -> who may press it. tests/test_abuse_buttons.py
-# checks that every pattern in views/callbacks.py has a row here.
+# checks that every pattern in views/callbacks.py and views/mock_callbacks.py has a row here.
 BUTTONS: dict[str, Who] = {
     "a": Who.ANYONE,  # answer a single-answer question
     "t": Who.ANYONE,  # toggle an option of a "select two" question
@@ -38,6 +38,10 @@ BUTTONS: dict[str, Who] = {
     "x": Who.PRIVATE,  # all options explained
     "dl": Who.PRIVATE,  # daily-question time or Off
     "rs": Who.PRIVATE,  # confirm or cancel /reset
+    "m": Who.PRIVATE,  # mock exam: move, answer, flag, finish (a learner's own exam)
+    "mo": Who.PRIVATE,  # start the mock exam offered
+    "mr": Who.PRIVATE,  # send a mock exam's mistake for review
+    "mv": Who.PRIVATE,  # show a mock exam's mistake
     "tp": Who.ADMINS,  # choose a topic
     "bk": Who.ADMINS,  # choose a bank (exam)
 }
