@@ -10,6 +10,7 @@ from telegram.error import TelegramError
 from bot.storage.db import DatabaseBusy
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
+from bot.telegram.outbound.send import Deferred
 from bot.telegram.views import texts
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,10 @@ async def on_error(update: object, context: QuizContext) -> None:
     where = describe(update)
     if isinstance(err, DatabaseBusy):
         await _busy(update, where, err)
+        return
+    if isinstance(err, Deferred):
+        # Flood control on a reply: it is retried in the background, or dropped (logged there).
+        log.info("%s: %s", where, err)
         return
     failure = sort_error(err) if isinstance(err, TelegramError) else None
     if failure is Failure.NOT_MODIFIED:
