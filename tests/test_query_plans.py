@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.domain.models import Learner
-from bot.storage import group_sql, practice_sql, push_log, summaries
+from bot.storage import group_sql, practice_sql, push_lease, push_log, summaries
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 
@@ -28,7 +28,6 @@ IN_FLIGHT = {
     "push_log_ready",
     "deliveries_open",
     "deliveries_unrevealed",
-    "subscriptions_due",
 }
 NOW = 1_780_000_000.0
 GROUP = -100
@@ -132,7 +131,11 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
         push_log.claim(c, NOW + 86400, 100, _picker),
         push_log.next_wake(c),
     ),
-    "push start-up": lambda c: push_log.recover_sending(c, NOW),
+    "push start-up and leases": lambda c: (
+        push_lease.recover_expired(c, NOW, 7200, ["host:1:x"]),
+        push_lease.sending_owners(c),
+        push_lease.renew(c, "host:1:x", NOW + 60),
+    ),
     "/admin": lambda c: (
         push_log.subscriber_counts(c, NOW, 86400),
         push_log.push_counts(c, NOW - 86400),

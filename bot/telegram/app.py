@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from typing import Any
@@ -12,25 +13,34 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
+from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
+from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.groups import GroupService
+from bot.practice.mock_service import MockService
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.db import Database
-from bot.telegram import push_jobs, reload, routes, status
+from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
 from bot.telegram.outbound import group_rounds
+from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.push_courier import TelegramCourier
+from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
+from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
+from bot.telegram.webhook_guard import CountingQueue
 
 log = logging.getLogger(__name__)
+STARTUP_RETRIES = len(STARTUP_BACKOFF_S)
 
 
 def build_application(
@@ -54,6 +64,7 @@ def build_application(
     """
     clock = clock or SystemClock()
     own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
+    background: list[asyncio.Task[None]] = []  # start-up work that must not delay the start
 
     async def push_bot(app: QuizApp) -> ExtBot[None]:
         if push_request is None and request is not None:
@@ -120,6 +131,17 @@ def build_application(
             # Count edits get what is left of a group's per-minute budget once questions,
             # reveals and replies are set aside.
             throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
+            mock=MockService(db, catalog, clock=clock, rng=rng),
+            readiness=ReadinessService(
+                db, catalog, clock=clock, default_timezone=settings.default_timezone
+            ),
+            guards=ChatGuards(
+                db,
+                clock=clock,
+                cooldown_s=settings.group_quiz_cooldown_seconds,
+                min_open_s=settings.group_min_open_seconds,
+            ),
+            flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
         )
         app.bot_data.services = services
         # Daily push: crash recovery first, then the JobQueue wakes the runner.
@@ -130,7 +152,11 @@ def build_application(
             push_jobs.schedule_retention(app.job_queue, db, clock, settings.retention_days)
         # Groups: overdue reveals done, open windows re-armed.
         await group_rounds.on_startup(app.bot, services, app.job_queue)
-        await register_commands(app)
+        # Mock exams whose deadline passed while the bot was down: submitted, results sent.
+        await mock_jobs.on_startup(app.bot, app.job_queue, services)
+        # The command menus are cosmetic: set in the background, retried, never fatal.
+        menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
+        background.append(menus)
         await status.mark_started(app, services)
         reload.install_sighup(app)
         log.info(
@@ -147,12 +173,17 @@ def build_application(
             await services.push.stop()
 
     async def post_shutdown(app: QuizApp) -> None:
+        while background:
+            task = background.pop()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         services = app.bot_data.services
         if services is not None:
             await services.push.stop()
             while own_push_request:  # after the push stopped: nothing sends through it now
                 await own_push_request.pop().shutdown()
             reload.remove_sighup()
+            await cancel_retries()
             await status.mark_stopped(app, services)
             await services.db.close()
 
@@ -165,6 +196,8 @@ def build_application(
         # Answers are independent per user and the database enforces one answer per user and
         # question, so updates need not wait for each other.
         .concurrent_updates(32)
+        # Counts updates not yet handled: the webhook acknowledges only what fits a bound.
+        .update_queue(CountingQueue())
         # No AIORateLimiter: it would put learners' replies in one queue with the push, so a
         # big push would make every reply wait; the push is paced by bot/schedule instead.
         .post_init(post_init)
@@ -180,8 +213,8 @@ def build_application(
     if not with_updater:
         builder = builder.updater(None)
     app: QuizApp = builder.build()
-    for handler in routes.early_handlers():
-        app.add_handler(handler, group=-1)
+    for group, handler in routes.early_handlers():
+        app.add_handler(handler, group=group)
     for handler in routes.handlers():
         app.add_handler(handler)
     app.add_error_handler(on_error)
@@ -199,6 +232,14 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
 
 
+async def set_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """register_commands, retried with backoff; a failure is logged, the bot runs on."""
+    try:
+        await retrying("setMyCommands", lambda: register_commands(app), asyncio.sleep)
+    except TelegramError as err:
+        log.warning("command menus not set (the commands still work): %s", err)
+
+
 def run(app: QuizApp, settings: Settings) -> None:
     """Serve until stopped: a webhook when a URL is set, else long polling."""
     if settings.webhook_url:
@@ -206,4 +247,6 @@ def run(app: QuizApp, settings: Settings) -> None:
 
         run_webhook(app, settings)
     else:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        # bootstrap_retries: deleteWebhook at start is retried (with PTB's backoff) instead of
+        # ending the start on a 500; an invalid token still stops it at once.
+        app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=STARTUP_RETRIES)

@@ -50,7 +50,5 @@ FROM answers NOT INDEXED WHERE chat_id != user_id GROUP BY chat_id, user_id;
 
 -- /admin's subscriber counts: a range count on an index instead of a scan of the table.
 CREATE INDEX subscriptions_by_active ON subscriptions (active, next_due_at);
--- Start-up recovery of rows left `sending` by a crash: only those rows, never the whole log.
-CREATE INDEX push_log_sending ON push_log (attempts) WHERE state = 'sending';
 -- Retention: whether a delivery is still referenced by the push log (a lookup, not a scan).
 CREATE INDEX push_log_by_delivery ON push_log (delivery_id) WHERE delivery_id IS NOT NULL;
