@@ -144,6 +144,11 @@ class PracticeService:
         )
         return None if found is None else (found.id, found.bank_id, found.question.id)
 
+    async def is_mistakes_round(self, delivery_id: int) -> bool:
+        """Whether a delivery was asked by /mistakes (its Next stays in /mistakes)."""
+        record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
+        return record is not None and record.source is Source.MISTAKES
+
     async def attach_message(self, delivery_id: int, message_id: int) -> None:
         """Store the Telegram message id of a delivery once it was sent."""
         await self.db.write(lambda c: sql.set_delivery_message(c, delivery_id, message_id))

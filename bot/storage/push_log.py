@@ -53,6 +53,8 @@ class Claim:
     bank_id: str
     question_id: str
     attempts: int
+    option_order: str | None = None  # the delivery's display order (deliveries.option_order)
+    token: str | None = None  # the delivery's button token
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +215,22 @@ def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> lis
                 done.append((PushState.FAILED, now, "no question to send", log_id))
                 continue
             delivery_id, bank_id, question_id = picked
+        shown = conn.execute(
+            "SELECT option_order, token FROM deliveries WHERE id = ?", (delivery_id,)
+        ).fetchone()
+        order, token = shown if shown is not None else (None, None)
         claims.append(
-            Claim(log_id, chat_id, kind, delivery_id, bank_id, question_id, attempts + 1)
+            Claim(
+                log_id,
+                chat_id,
+                kind,
+                delivery_id,
+                bank_id,
+                question_id,
+                attempts + 1,
+                order,
+                token,
+            )
         )
     conn.executemany(
         "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", done

@@ -26,6 +26,7 @@ from bot.telegram.handlers import (
     group_answers,
     group_daily,
     group_quiz,
+    learning,
     membership,
     ops,
 )
@@ -50,6 +51,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("quiz", commands.quiz, filters=PRIVATE),
         CommandHandler("topics", commands.topics, filters=PRIVATE),
         CommandHandler("stats", commands.stats, filters=PRIVATE),
+        CommandHandler("exam", learning.exam, filters=PRIVATE),
+        CommandHandler("mistakes", learning.mistakes, filters=PRIVATE),
+        CommandHandler("confidence", learning.confidence, filters=PRIVATE),
         # Everywhere; a channel's commands come as channel posts, which are not "messages".
         CommandHandler(
             "help",
@@ -75,6 +79,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(answers.on_answer, pattern=callbacks.ANSWER),
         CallbackQueryHandler(answers.on_toggle, pattern=callbacks.TOGGLE),
         CallbackQueryHandler(answers.on_submit, pattern=callbacks.SUBMIT),
+        CallbackQueryHandler(answers.on_confidence, pattern=callbacks.CONFIDENCE),
+        CallbackQueryHandler(answers.on_exam_offer, pattern=callbacks.EXAM_OFFER),
+        CallbackQueryHandler(answers.on_practice, pattern=callbacks.PRACTICE),
         CallbackQueryHandler(answers.on_next, pattern=callbacks.NEXT),
         CallbackQueryHandler(answers.on_explain, pattern=callbacks.EXPLAIN),
         CallbackQueryHandler(answers.on_topic, pattern=callbacks.TOPIC),
@@ -96,7 +103,10 @@ def early_handlers() -> list[BaseHandler[Any, Any, Any]]:
 PRIVATE_COMMANDS = [
     ("quiz", "Next practice question"),
     ("topics", "Choose a topic"),
-    ("stats", "Your accuracy and streak"),
+    ("mistakes", "Review the questions you got wrong"),
+    ("exam", "Your exam date and days left"),
+    ("stats", "Your accuracy, streak and wrong ideas"),
+    ("confidence", "Ask Sure/Unsure after each pick (on/off)"),
     ("daily", "A question every day at your time"),
     ("help", "How it works"),
     ("start", "Welcome"),

@@ -34,6 +34,9 @@ async def start(update: Update, context: QuizContext) -> None:
         return
     text = texts.WELCOME.format(name=esc(user.first_name or "there"), bank=esc(bank.meta.title))
     await send_html(context.bot, chat.id, text)
+    # Once per learner, and never in the way: /quiz works whether or not they answer it.
+    if await services.practice.learning.offer_exam(user.id):
+        await send_html(context.bot, chat.id, texts.EXAM_OFFER, keyboards.exam_offer_keyboard())
 
 
 async def quiz(update: Update, context: QuizContext) -> None:
@@ -66,8 +69,13 @@ async def stats(update: Update, context: QuizContext) -> None:
     if (who := effective(update)) is None:
         return
     chat, user = who
-    result = await context.services.practice.stats(user.id)
-    await send_html(context.bot, chat.id, render.stats_text(result))
+    practice = context.services.practice
+    result = await practice.stats(user.id)
+    text = render.stats_text(result)
+    if result.answered:
+        wrong_ideas = render.misconceptions_text(await practice.learning.misconceptions(user.id))
+        text = f"{text}\n\n{wrong_ideas}" if wrong_ideas else text
+    await send_html(context.bot, chat.id, text)
 
 
 async def help_command(update: Update, context: QuizContext) -> None:

@@ -21,6 +21,8 @@ from bot.telegram.views import keyboards, render, texts
 from bot.telegram.views.html_split import split_html
 
 STAND_IN_ID = 987654321987654321  # 18 digits: cannot collide with other callback text
+STAND_IN_TOKEN = "zz00"
+STAND_IN_KEY = f"{STAND_IN_ID}:{STAND_IN_TOKEN}"  # where each delivery's id:token goes
 CACHE_SIZE = 4096
 
 
@@ -83,11 +85,14 @@ def verdict_text(bank: Bank, question: Question, chosen: frozenset[int], correct
 @lru_cache(maxsize=CACHE_SIZE // 4)
 def _private_push(shown: Shown) -> tuple[tuple[str, ...], str]:
     parts = split_html(texts.DAILY_HEADER + render.question_text(shown.bank, shown.question))
-    keyboard = keyboards.question_keyboard(STAND_IN_ID, shown.question).to_dict()
+    keyboard = keyboards.question_keyboard(
+        STAND_IN_ID, shown.question, token=STAND_IN_TOKEN
+    ).to_dict()
     return tuple(parts), json.dumps(keyboard)
 
 
 def private_push(bank: Bank, question: Question) -> tuple[tuple[str, ...], str]:
-    """A daily question's message parts and its keyboard as JSON with STAND_IN_ID where each
-    delivery's id goes: rendered once per question, not once per learner."""
+    """A daily question's message parts and its keyboard as JSON with STAND_IN_KEY where each
+    delivery's id and token go: rendered once per question (and option order), not once per
+    learner."""
     return _private_push(shown(bank, question))
