@@ -161,7 +161,10 @@ EXAM_MALFORMED = (
     "I could not read <b>{value}</b> as a date. Use YYYY-MM-DD, for example "
     "<code>/exam {example}</code>, or <code>/exam off</code>."
 )
-EXAM_PAST = "<b>{value}</b> is not in the future. For example: <code>/exam {example}</code>."
+EXAM_PAST = (
+    "<b>{value}</b> is not in the future: pick a later date, for example "
+    "<code>/exam {example}</code>."
+)
 EXAM_TOO_FAR = (
     "<b>{value}</b> is more than two years away. Pick a date within two years, for example "
     "<code>/exam {example}</code>."
