@@ -59,6 +59,7 @@ def to_display(order: Order, file_indices: Iterable[int]) -> frozenset[int]:
 # Permuted copies, one per (question object, order): a bank has a few orders per question in
 # use at any time, and renders are cached by the copy's identity downstream.
 _displayed: dict[tuple[int, Order], tuple[Question, Question]] = {}
+_origins: dict[int, tuple[Question, Question, Order]] = {}  # id(copy) -> (copy, base, order)
 CACHE_SIZE = 8192
 
 
@@ -72,9 +73,18 @@ def displayed(question: Question, order: Order) -> Question:
         return found[1]
     if len(_displayed) >= CACHE_SIZE:
         _displayed.clear()
+        _origins.clear()
     copy = question.model_copy(update={"options": [question.options[i] for i in order]})
     _displayed[key] = (question, copy)
+    _origins[id(copy)] = (copy, question, order)
     return copy
+
+
+def origin(question: Question) -> tuple[Question, Order] | None:
+    """The file-order question and order a `displayed` copy was made from (None otherwise):
+    lets a cache key a copy by its origin instead of walking its content again."""
+    found = _origins.get(id(question))
+    return None if found is None or found[0] is not question else (found[1], found[2])
 
 
 def question_version(question: Question) -> str:

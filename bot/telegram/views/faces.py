@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.bank.models import Bank, Question
+from bot.domain import display
 from bot.telegram.views import keyboards, render, texts
 from bot.telegram.views.html_split import split_html
 
@@ -42,12 +43,16 @@ class Shown:
     """A question as shown in one bank: equal and hashed by content, carrying the objects."""
 
     __slots__ = ("_hash", "bank", "key", "question")
+    key: tuple[str, Hashable]
 
     def __init__(self, bank: Bank, question: Question) -> None:
         topic = bank.meta.topic(question.topic)
         self.bank = bank
         self.question = question
-        self.key = (topic.name if topic else question.topic, frozen(question))
+        made = display.origin(question)
+        # A shuffled copy is its file question in an order: keyed so, without a second walk.
+        content = frozen(question) if made is None else (shown(bank, made[0]).key, made[1])
+        self.key = (topic.name if topic else question.topic, content)
         self._hash = hash(self.key)
 
     def __eq__(self, other: object) -> bool:
