@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play.add_argument(
         "-n", "--count", type=_count, default=0, help="stop after N questions (0: no limit)"
     )
+    play.add_argument("--mock", action="store_true", help="sit a timed mock exam instead")
+    play.add_argument("--short", action="store_true", help="with --mock: a quarter-length exam")
     play.set_defaults(func=cmd_play)
 
 
@@ -59,6 +61,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
+    if args.mock:
+        from bot.commands.play_mock import play_mock
+
+        return asyncio.run(
+            play_mock(catalog, db_path, args.bank, args.short, sys.stdin, sys.stdout)
+        )
     return asyncio.run(
         play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
     )

@@ -202,13 +202,18 @@ class PracticeService:
         chosen: frozenset[int],
         *,
         token: str | None = None,
+        kind: Kind | None = None,
     ) -> AnswerOutcome:
         """Grade and record a learner's choice (display positions); a second answer to one
         delivery is not counted. With confidence on (private chats), the choice is held
-        (CONFIRM) until `confirm`."""
+        (CONFIRM) until `confirm`.
+
+        `kind` is the kind of question the button was made for: a single-answer button pressed
+        (forged) on a "select two" question is refused, never graded as a full answer.
+        """
         now = self.clock.now()
         return await self.db.write(
-            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now, token)
+            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now, token, kind)
         )
 
     async def confirm(
@@ -237,6 +242,7 @@ class PracticeService:
         chosen: frozenset[int] | None,
         now: float,
         token: str | None = None,
+        kind: Kind | None = None,
         *,
         confidence: Confidence | None = None,
     ) -> AnswerOutcome:
@@ -247,6 +253,8 @@ class PracticeService:
         if problem is not None or row is None or delivery is None:
             return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
         question = delivery.question
+        if kind is not None and kind is not question.kind:
+            return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
         group = delivery.audience is Audience.GROUP
         if chosen is None:
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
@@ -352,7 +360,9 @@ class PracticeService:
             _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
             if problem is not None or delivery is None:
                 return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
-            if not 0 <= option < len(delivery.question.options):
+            question = delivery.question
+            if question.kind is not Kind.MULTIPLE or not 0 <= option < len(question.options):
+                # Toggles exist only on "select two" questions: a forged one is refused.
                 return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)
@@ -375,7 +385,9 @@ class PracticeService:
         now = self.clock.now()
 
         def go(conn: sqlite3.Connection) -> AnswerOutcome:
-            return self._record(conn, delivery_id, learner, chat_id, None, now, token)
+            return self._record(
+                conn, delivery_id, learner, chat_id, None, now, token, Kind.MULTIPLE
+            )
 
         return await self.db.write(go)
 

@@ -17,17 +17,22 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
+from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.groups import GroupService
+from bot.practice.mock_service import MockService
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.db import Database
-from bot.telegram import push_jobs, reload, routes, status
+from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
 from bot.telegram.outbound import group_rounds
+from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.push_courier import TelegramCourier
+from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
 
 log = logging.getLogger(__name__)
@@ -120,6 +125,17 @@ def build_application(
             # Count edits get what is left of a group's per-minute budget once questions,
             # reveals and replies are set aside.
             throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
+            mock=MockService(db, catalog, clock=clock, rng=rng),
+            readiness=ReadinessService(
+                db, catalog, clock=clock, default_timezone=settings.default_timezone
+            ),
+            guards=ChatGuards(
+                db,
+                clock=clock,
+                cooldown_s=settings.group_quiz_cooldown_seconds,
+                min_open_s=settings.group_min_open_seconds,
+            ),
+            flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
         )
         app.bot_data.services = services
         # Daily push: crash recovery first, then the JobQueue wakes the runner.
@@ -129,6 +145,8 @@ def build_application(
             group_rounds.schedule_sweep(app.job_queue)
         # Groups: overdue reveals done, open windows re-armed.
         await group_rounds.on_startup(app.bot, services, app.job_queue)
+        # Mock exams whose deadline passed while the bot was down: submitted, results sent.
+        await mock_jobs.on_startup(app.bot, app.job_queue, services)
         await register_commands(app)
         await status.mark_started(app, services)
         reload.install_sighup(app)
@@ -152,6 +170,7 @@ def build_application(
             while own_push_request:  # after the push stopped: nothing sends through it now
                 await own_push_request.pop().shutdown()
             reload.remove_sighup()
+            await cancel_retries()
             await status.mark_stopped(app, services)
             await services.db.close()
 
@@ -179,8 +198,8 @@ def build_application(
     if not with_updater:
         builder = builder.updater(None)
     app: QuizApp = builder.build()
-    for handler in routes.early_handlers():
-        app.add_handler(handler, group=-1)
+    for group, handler in routes.early_handlers():
+        app.add_handler(handler, group=group)
     for handler in routes.handlers():
         app.add_handler(handler)
     app.add_error_handler(on_error)

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
+from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock
 from bot.practice.groups import GroupService
+from bot.practice.mock_service import MockService
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
 from bot.storage.db import Database
 from bot.telegram.alerts import AdminAlerts
+from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.throttle import EditThrottle
 
 
@@ -31,6 +35,10 @@ class Services:
     push: PushService
     alerts: AdminAlerts
     throttle: EditThrottle  # live-count edits per group
+    mock: MockService
+    readiness: ReadinessService
+    guards: ChatGuards  # one result per button, group /quiz pace, /reset
+    flood: FloodGate = field(default_factory=lambda: FloodGate(0, 60))  # per-sender updates
 
 
 @dataclass

@@ -22,15 +22,19 @@ from bot.telegram.handlers import (
     answers,
     commands,
     daily,
+    gates,
     group_admin,
     group_answers,
     group_daily,
     group_quiz,
+    group_topics,
     learning,
     membership,
+    mock,
+    mock_buttons,
     ops,
 )
-from bot.telegram.views import callbacks
+from bot.telegram.views import callbacks, mock_callbacks
 
 PRIVATE = filters.ChatType.PRIVATE
 WHY_DEEP_LINK = r"^/start(@\w+)? why_\d{1,18}$"
@@ -54,6 +58,8 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("exam", learning.exam, filters=PRIVATE),
         CommandHandler("mistakes", learning.mistakes, filters=PRIVATE),
         CommandHandler("confidence", learning.confidence, filters=PRIVATE),
+        CommandHandler("mock", mock.mock, filters=PRIVATE),
+        CommandHandler("ready", mock.ready, filters=PRIVATE),
         # Everywhere; a channel's commands come as channel posts, which are not "messages".
         CommandHandler(
             "help",
@@ -72,6 +78,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("window", group_admin.window, filters=GROUPS_AND_CHANNELS),
         CommandHandler("quizpoll", group_admin.quizpoll, filters=GROUPS_AND_CHANNELS),
         CommandHandler("daily", group_daily.daily, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("topics", group_topics.topics, filters=GROUPS_AND_CHANNELS),
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
@@ -86,6 +93,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(answers.on_explain, pattern=callbacks.EXPLAIN),
         CallbackQueryHandler(answers.on_topic, pattern=callbacks.TOPIC),
         CallbackQueryHandler(answers.on_bank, pattern=callbacks.BANK),
+        CallbackQueryHandler(mock_buttons.on_move, pattern=mock_callbacks.MOVE),
+        CallbackQueryHandler(mock_buttons.on_review, pattern=mock_callbacks.REVIEW),
+        CallbackQueryHandler(mock.on_offer, pattern=mock_callbacks.OFFER),
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
@@ -93,11 +103,17 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
     ]
 
 
-def early_handlers() -> list[BaseHandler[Any, Any, Any]]:
-    """Group -1: run on every update before the handlers above, never instead of them."""
+def early_handlers() -> list[tuple[int, BaseHandler[Any, Any, Any]]]:
+    """(group, handler) run on every update before the handlers above, each in its own group
+    (a group runs only its first matching handler): the update tracker sees every update,
+    then flood control and the button permissions may stop one before any work is done."""
     # Blocking on purpose: a non-blocking handler is a task the app must be running to await,
-    # and this one only touches memory (the database at most every few seconds).
-    return [TypeHandler(Update, ops.track_update)]
+    # and these only touch memory (the database at most every few seconds).
+    return [
+        (-3, TypeHandler(Update, ops.track_update)),
+        (-2, TypeHandler(Update, gates.flood_gate)),
+        (-1, CallbackQueryHandler(gates.button_gate)),
+    ]
 
 
 PRIVATE_COMMANDS = [
@@ -105,8 +121,10 @@ PRIVATE_COMMANDS = [
     ("topics", "Choose a topic"),
     ("mistakes", "Review the questions you got wrong"),
     ("exam", "Your exam date and days left"),
-    ("stats", "Your accuracy, streak and wrong ideas"),
     ("confidence", "Ask Sure/Unsure after each pick (on/off)"),
+    ("mock", "Timed mock exam (/mock short, /mock stop)"),
+    ("ready", "Predicted exam score and chance to pass"),
+    ("stats", "Your progress, readiness, mock exams, wrong ideas"),
     ("daily", "A question every day at your time"),
     ("help", "How it works"),
     ("start", "Welcome"),
@@ -118,5 +136,6 @@ GROUP_COMMANDS = [
     ("window", "How long questions stay open (admins)"),
     ("quizpoll", "Telegram quiz polls on or off (admins)"),
     ("daily", "Daily group question (admins)"),
+    ("topics", "Exam and topic of this chat's questions (admins)"),
     ("help", "How it works"),
 ]

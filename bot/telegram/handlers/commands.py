@@ -9,8 +9,10 @@ from telegram.constants import ChatType
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.photos import send_png
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import keyboards, render, texts
+from bot.telegram.views import keyboards, mock_texts, render, texts
+from bot.telegram.views import readiness_render as stats_views
 from bot.telegram.views.render import esc
 
 
@@ -65,17 +67,23 @@ async def topics(update: Update, context: QuizContext) -> None:
 
 
 async def stats(update: Update, context: QuizContext) -> None:
-    """The learner's progress."""
+    """The learner's readiness, progress and last mock exams, then the chart (a PNG)."""
     if (who := effective(update)) is None:
         return
     chat, user = who
-    practice = context.services.practice
-    result = await practice.stats(user.id)
-    text = render.stats_text(result)
+    services = context.services
+    result = await services.practice.stats(user.id)
+    report = await services.readiness.report(user.id)
+    text = stats_views.stats_text(report, result)
     if result.answered:
-        wrong_ideas = render.misconceptions_text(await practice.learning.misconceptions(user.id))
+        wrong_ideas = render.misconceptions_text(
+            await services.practice.learning.misconceptions(user.id)
+        )
         text = f"{text}\n\n{wrong_ideas}" if wrong_ideas else text
     await send_html(context.bot, chat.id, text)
+    if result.answered:
+        png = await services.readiness.chart(report)
+        await send_png(context.bot, chat.id, png, mock_texts.STATS_CAPTION, filename="stats.png")
 
 
 async def help_command(update: Update, context: QuizContext) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from telegram import CallbackQuery, Update
 
+from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import REFUSALS, Press, learner
@@ -40,6 +41,7 @@ async def on_answer(press: Press, context: QuizContext) -> None:
         press.message.chat_id,
         frozenset({option}),
         token=press.token,
+        kind=Kind.SINGLE,
     )
     await _verdict(press.query, context, outcome)
 

@@ -3,8 +3,10 @@
 `a:<delivery>:<token>:<position>` answer · `t:<delivery>:<token>:<position>` toggle (multiple
 answer) · `s:<delivery>:<token>` submit · `c:<delivery>:<token>:<s|u>` sure / unsure ·
 `n:<delivery>` next question · `x:<delivery>:<token>` all options explained · `tp:<topic>`
-choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) · `ex:<days>` the
-exam-date offer (0: no date) · `pq` back to normal practice.
+choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) · `dl:<HHMM>|off`
+daily time · `rs:<bank>` confirm /reset of that bank (`rs:-` cancels) · `ex:<days>` the
+exam-date offer (0: no date) · `pq:go` back to normal practice.
+Who may press which is in bot/telegram/handlers/permissions.py.
 
 The token is random per delivery and stored with it: after a restore from backup, delivery
 ids are handed out again, and a newer message's button must not answer an older question.
@@ -26,7 +28,7 @@ CONFIDENCE = re.compile(rf"^c:(\d{{1,18}}){_TOKEN}:(?P<sure>[su])$")
 NEXT = re.compile(r"^n:(\d{1,18})$")
 EXPLAIN = re.compile(rf"^x:(\d{{1,18}}){_TOKEN}$")
 EXAM_OFFER = re.compile(r"^ex:(\d{1,3})$")
-PRACTICE = re.compile(r"^pq$")
+PRACTICE = re.compile(r"^pq:go$")
 TOPIC = re.compile(r"^tp:([a-z0-9*][a-z0-9._-]{0,47})$")
 BANK = re.compile(r"^bk:([a-z0-9][a-z0-9._-]{0,47})$")
 ALL_TOPICS = "*"
@@ -71,7 +73,7 @@ def exam_offer(days: int) -> str:
 
 
 def practice() -> str:
-    return _checked("pq")
+    return _checked("pq:go")
 
 
 def topic(topic_id: str | None) -> str:
@@ -88,3 +90,12 @@ def daily(hhmm: str | None) -> str:
 
 def bank(bank_id: str) -> str:
     return _checked(f"bk:{bank_id}")
+
+
+RESET = re.compile(r"^rs:([a-z0-9][a-z0-9._-]{0,47}|-)$")
+RESET_CANCEL = "-"
+
+
+def reset(bank_id: str | None) -> str:
+    """Confirm /reset of a bank's history, or cancel it (None)."""
+    return _checked(f"rs:{bank_id or RESET_CANCEL}")

@@ -9,7 +9,8 @@ WELCOME = (
     "/topics — practise one topic or all of them\n"
     "/exam — your exam date (I pace the questions to it)\n"
     "/mistakes — review what you got wrong\n"
-    "/stats — your accuracy and streak\n"
+    "/mock — a timed mock exam, /ready — your predicted exam score\n"
+    "/stats — your progress, readiness and mock exams\n"
     "/daily — one question a day at a time you choose\n"
     "/help — how it works"
 )
@@ -27,6 +28,11 @@ HELP = (
     "after each pick; answers you got wrong while sure come back first.\n"
     "• /topics chooses a topic, /stats shows your progress and the wrong ideas to unlearn, "
     "/daily sets a daily question.\n"
+    "• /mock sits a timed mock exam of the bank's size (/mock short: a quarter of it): no "
+    "verdicts until the end, answers can be changed, 🚩 flags a question, the grid jumps. "
+    "At the deadline it is submitted by itself. /mock stop abandons it.\n"
+    "• /ready predicts your exam score (blueprint-weighted) and your chance to pass, from "
+    "your answers (what you are likely to still remember) and recent mock exams.\n"
     "• In a group, /quiz asks everyone; each member gets a private verdict."
 )
 # /help in a group or channel: only what works there (/topics, /stats and the personal /daily
@@ -61,6 +67,17 @@ CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another 
 CB_CLOSED = "This question is closed: answers are no longer taken."
 CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
 CB_PICK_FIRST = "Select exactly {count} options, then tap Submit."
+CB_PRIVATE_ONLY = "This button works in a private chat with me."
+CB_ADMINS_ONLY = "Sorry, only the chat's admins can use this button."
+CB_NEXT_USED = "You already moved on from this question: your next one is below."
+CB_EXPLAIN_USED = "All options are explained just below this question already."
+
+# Flood control
+SLOW_DOWN = (
+    "⏳ Slow down a little, please: I am skipping messages that come faster than one a "
+    "second. Wait a few seconds and try again."
+)
+SLOW_DOWN_CB = "⏳ Slow down a little: wait a few seconds, then tap again."
 
 # Daily question (/daily) and operators (/admin)
 DAILY_HEADER = "📅 <b>Your daily question</b>\n\n"
@@ -131,6 +148,8 @@ LEADERBOARD_OFF = "The leaderboard is turned off in this group."
 LEADERBOARD_SET = "Leaderboard turned <b>{state}</b>."
 LEADERBOARD_USAGE = "Use /leaderboard, or (admins) /leaderboard off | on."
 WINDOW_SET = "Questions now stay open for <b>{minutes} min</b>."
+WINDOW_CLAMPED = " ({asked} min is outside 1 min to 1440 min, so I used the nearest limit.)"
+WINDOW_FROM_NEXT = " This applies from the next question; an open one keeps its time."
 WINDOW_USAGE = "Use /window &lt;minutes&gt;, for example /window 10."
 POLL_MODE_SET = "Questions are now posted as {mode}."
 POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answer buttons)."
@@ -185,3 +204,14 @@ CONFIDENCE_USAGE = (
     "<code>/confidence off</code>."
 )
 MISCONCEPTIONS_HEAD = "<b>Wrong ideas to unlearn</b>"
+GROUP_QUIZ_TOO_SOON = (
+    "⏳ The current question has just been asked: give everyone a moment. /quiz posts the next "
+    "one in {seconds} s (admins can /reveal it now)."
+)
+GROUP_QUIZ_COOLDOWN = "⏳ One question at a time: the next /quiz can post in {seconds} s."
+GROUP_TOPICS_ADMINS = (
+    "Only the group's admins choose the exam and topic here. For your own practice, message "
+    "me privately and send /topics."
+)
+GROUP_CHOOSE_TOPIC = "<b>{bank}</b>\nChoose the topic this chat's questions come from:"
+GROUP_TOPIC_SET = "Questions here now come from <b>{topic}</b> ({bank}). Send /quiz for one."
