@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.domain.models import Learner
-from bot.storage import group_sql, practice_sql, push_lease, push_log, summaries
+from bot.storage import group_sql, learning_sql, practice_sql, push_lease, push_log, summaries
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 
@@ -110,6 +110,9 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
     "next question": lambda c: (
         practice_sql.user_prefs(c, 1),
         practice_sql.history(c, 1, "b", ["q0", "q1", "q9"]),
+        learning_sql.memory_states(c, 1, "b"),
+        learning_sql.last_question(c, 1, "b"),
+        learning_sql.exam_date(c, 1, "b"),
     ),
     "answer": _answer,
     "stats": lambda c: (

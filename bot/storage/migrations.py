@@ -8,14 +8,10 @@ from importlib import resources
 from pathlib import Path
 
 from bot.storage import summaries
+from bot.storage.learning_sql import backfill_memory
 
 SQL_PACKAGE = "bot.storage"
 SQL_DIR = "sql"
-# Migrations whose backfill needs Python (timezones): run after their SQL, in the same
-# transaction, with the bot's default timezone.
-PYTHON_STEPS: dict[str, Callable[[sqlite3.Connection, str], None]] = {
-    "0010_summaries": summaries.backfill,
-}
 
 
 def available() -> list[tuple[str, str]]:
@@ -34,27 +30,35 @@ def applied(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
 
 
+def _python_steps() -> dict[str, Callable[[sqlite3.Connection, str], object]]:
+    """Python run after a migration's SQL, in the same transaction (data the SQL cannot
+    compute: replaying answers into memory states, local days in each learner's zone), given
+    the bot's default timezone."""
+    return {
+        "0006_learning": lambda conn, _tz: backfill_memory(conn),
+        "0010_summaries": summaries.backfill,
+    }
+
+
 def apply_migrations(conn: sqlite3.Connection, default_timezone: str = "UTC") -> list[str]:
     """Apply the pending migrations, each in its own transaction; return their names.
 
     `default_timezone` is the zone of learners and chats that set none (backfills need it)."""
     done = applied(conn)
     new: list[str] = []
+    steps = _python_steps()
     for name, sql in available():
         if name in done:
             continue
         # executescript commits any open transaction first, so the script carries its own
-        # BEGIN/COMMIT: a migration is applied whole or not at all.
+        # BEGIN: a migration (with its Python step) is applied whole or not at all.
         script = f"BEGIN IMMEDIATE;\n{sql}\nINSERT INTO schema_migrations(name) VALUES ('{name}');"
-        step = PYTHON_STEPS.get(name)
         try:
-            if step is None:
-                conn.executescript(script + "\nCOMMIT;")
-            else:
-                conn.executescript(script)  # leaves the transaction open for the step
+            conn.executescript(script)
+            if (step := steps.get(name)) is not None:
                 step(conn, default_timezone)
-                conn.execute("COMMIT")
-        except sqlite3.Error:
+            conn.execute("COMMIT")
+        except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
