@@ -115,25 +115,12 @@ def _utc(at: dt.datetime) -> dt.datetime:
     return at.astimezone(UTC)
 
 
-def _day_start(at: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
-    local = at.astimezone(tz)
-    return local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC)
-
-
 def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     """The state after one answer (None: the first time the learner meets the question)."""
     at = _utc(answer.at)
-    # FSRS counts whole elapsed days: a review the next morning only 20 hours later would be a
-    # "same-day" review that earns almost no stability, although the learner slept on it (the
-    # memory consolidation FSRS's day-based parameters were fitted on, as in Anki, whose days
-    # are calendar days). So FSRS sees both reviews at the start of their calendar day in the
-    # answer's own timezone (the learner's when the caller passes local time, else UTC);
-    # `last_review` keeps the real time for the fractional recall between reviews.
-    tz = answer.at.tzinfo or UTC
-    fsrs_at = _day_start(at, tz)
     rating = rating_for(answer.correct, answer.confidence)
     if state is None:
-        card = Card(card_id=1, state=State.Learning, due=fsrs_at)
+        card = Card(card_id=1, state=State.Learning, due=at)
         reps, lapses, predicted, right = 0, 0, 0.0, 0
     else:
         card = Card(
@@ -143,16 +130,15 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
             stability=state.stability,
             difficulty=state.difficulty,
             due=state.due,
-            last_review=_day_start(state.last_review, tz),
+            last_review=state.last_review,
         )
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
-        fsrs_at = max(fsrs_at, _day_start(state.last_review, tz))
         predicted = state.predicted_recall + recall_probability(state, at)
         right = state.review_right + answer.correct
-    card, _ = SCHEDULER.review_card(card, rating, review_datetime=fsrs_at)
+    card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
     assert card.stability is not None and card.difficulty is not None
     return MemoryState(
         stability=card.stability,

@@ -11,8 +11,6 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import Curve, Forgetting
-from bot.learning.gain import new_gain, review_gain
 from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
 from bot.learning.misconceptions import MisconceptionState
 
@@ -29,10 +27,6 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
-    # Rank by expected score gain this far ahead instead of by urgency (0: off). Off by default:
-    # on the simulated half-life learner it needed 5-14% more answers to be ready (FSRS's
-    # stability growth, which the gain trusts, has a spacing effect that learner lacks).
-    lookahead_days: float = 0.0
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -73,26 +67,6 @@ class Learner:
     topic: str | None = None  # the topic chosen in /topics (None: all)
     misconceptions: Mapping[str, MisconceptionState] = field(default_factory=dict)
     last_question_id: str | None = None
-    forgetting: Forgetting | None = None  # the learner's fitted curve on this bank, if kept
-
-
-def learner_recall(
-    memory: Mapping[str, MemoryState],
-    ids: Collection[str],
-    now: dt.datetime,
-    forgetting: Forgetting | None,
-    chance: float,
-) -> dict[str, float]:
-    """Recall of each met question in `ids` by this learner's own forgetting curve.
-
-    With a fitted record, FSRS's curve reshaped and rescaled to the learner; without one, FSRS's
-    curve bent by the learner's forgetting exponent (from the memory states alone).
-    """
-    if forgetting is not None:
-        curve = Curve.of(forgetting)
-        return {q: curve.recall(memory[q], now) for q in ids if q in memory}
-    g = forgetting_exponent(memory.values(), chance)
-    return {q: recall_probability(memory[q], now) ** g for q in ids if q in memory}
 
 
 def today_from_memory(
@@ -208,8 +182,9 @@ def choose_next(
 
     memory = learner.memory
     unmet = [q for q in pool if q not in memory]
-    # Recall as FSRS predicts it, fitted to how this learner has actually been forgetting.
-    recall = learner_recall(memory, pool, now, learner.forgetting, plan.mean_chance)
+    # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
+    g = forgetting_exponent(memory.values(), plan.mean_chance)
+    recall = {q: recall_probability(memory[q], now) ** g for q in pool if q in memory}
     due = [q for q, r in recall.items() if r < s.target_retention]
     today = learner.today
     behind = today.new < new_quota(plan, learner, pool, s)
@@ -217,13 +192,8 @@ def choose_next(
     # While behind the day's pace of new questions, new ones come two for each review (the day
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
     catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
-    if unmet and (catch_up or not (due or s.lookahead_days > 0)):
+    if unmet and (not due or catch_up):
         return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
-    confident = [q for q in due if memory[q].confident_error]
-    if s.lookahead_days > 0 and not confident:
-        # Due reviews still come before anything new; the gain ranks them, and when nothing is
-        # due it weighs reviewing early against meeting a new question.
-        return _best_gain(plan, learner, due or pool, recall, now, s, rng)
 
     def urgency(q: str) -> tuple[int, float]:
         state = memory[q]
@@ -232,40 +202,6 @@ def choose_next(
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     best = min(ranked, key=lambda q: (urgency(q), rng.random()))
-    return Pick(best, Reason.REVIEW if due else Reason.PRACTICE)
-
-
-def _best_gain(
-    plan: Blueprint,
-    learner: Learner,
-    pool: Sequence[str],
-    recall: Mapping[str, float],
-    now: dt.datetime,
-    s: QueueSettings,
-    rng: random.Random,
-) -> Pick:
-    # The question whose answer now is expected to add the most blueprint-weighted score a week
-    # on (or on exam day if sooner): that covers forgotten reviews, new material and the
-    # learner's own forgetting curve in one currency, instead of a fixed due threshold.
-    horizon = min(s.lookahead_days, days_left(learner.exam_date, learner.today.date, s))
-    curve = Curve.of(learner.forgetting)
-    abilities = topic_abilities(plan, learner.memory)
-    best, best_gain = pool[0], -math.inf
-    for q in _prefer_other_topic(plan, pool, learner.last_question_id):
-        state = learner.memory.get(q)
-        chance = plan.chance[q]
-        if state is None:
-            topic = plan.topic_of(q)
-            rate = abilities[topic].rate if topic in abilities else 0.5
-            gain = new_gain(rate, horizon, curve, chance)
-        else:
-            gain = review_gain(state, now, horizon, curve, chance)
-        gain = plan.value[q] * gain * (1 + 1e-9 * rng.random())
-        if gain > best_gain:
-            best, best_gain = q, gain
-    if best not in learner.memory:
-        return Pick(best, Reason.NEW)
-    due = recall[best] < s.target_retention
     return Pick(best, Reason.REVIEW if due else Reason.PRACTICE)
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import Curve, Forgetting
 from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
 
 MIN_ANSWERS = 40
@@ -69,13 +68,11 @@ def readiness(
     now: dt.datetime,
     at: dt.datetime | None = None,
     mocks: Sequence[MockResult] = (),
-    forgetting: Forgetting | None = None,
 ) -> Readiness:
     """Predicted blueprint-weighted exam score for an exam sat at `at` (default: now)."""
     when = at or now
     abilities = topic_abilities(plan, memory)
     g = forgetting_exponent(memory.values(), plan.mean_chance)
-    curve = Curve.of(forgetting) if forgetting is not None else None
     answers = sum(s.reps for q, s in memory.items() if q in plan.questions)
     topics: dict[str, TopicReadiness] = {}
     mean = var_sampling = var_model = 0.0
@@ -90,12 +87,7 @@ def readiness(
             if state is None:
                 probs.append(a.rate)
             else:
-                recall = (
-                    curve.recall(state, when)
-                    if curve is not None
-                    else recall_probability(state, when) ** g
-                )
-                probs.append(p_right(recall, plan.chance[q]))
+                probs.append(p_right(recall_probability(state, when) ** g, plan.chance[q]))
         score = sum(probs) / len(ids)
         right, asked = _mock_evidence(mocks, topic, now)
         if asked:

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import Forgetting
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
 from bot.learning.queue import Learner, Today, choose_next
@@ -26,8 +25,6 @@ class PolicyView:
     last_question_id: str | None = None
     exam_date: dt.date | None = None
     today: Today | None = None
-    # Fitted on every re-exposure; readiness uses it (the queue does not yet, as in the bot).
-    forgetting: Forgetting = field(default_factory=Forgetting)
 
 
 Policy = Callable[[Blueprint, PolicyView, dt.datetime, random.Random], str]

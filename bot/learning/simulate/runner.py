@@ -107,10 +107,6 @@ def run_learner(plan: Blueprint, cfg: SimConfig, index: int) -> LearnerOutcome:
             qid = policy(plan, view, now, policy_rng)
             chosen, correct = learner.answer(qid, _days(now))
             new_today += qid not in view.memory
-            if qid in view.memory:
-                view.forgetting = view.forgetting.observe(
-                    view.memory[qid], now, correct, plan.chance[qid]
-                )
             view.memory[qid] = review(view.memory.get(qid), Answer(qid, now, correct))
             view.misconceptions.update(
                 after_answer(view.misconceptions, plan.questions[qid], chosen, now)
@@ -123,7 +119,7 @@ def run_learner(plan: Blueprint, cfg: SimConfig, index: int) -> LearnerOutcome:
                 ready_after = _ready(learner, _days(now), pass_mark, answered)
         end = _at(day, cfg.per_day)
         true_now = learner.true_score(_days(end))
-        estimate = readiness(plan, view.memory, end, forgetting=view.forgetting)
+        estimate = readiness(plan, view.memory, end)
         if estimate.enough_data and estimate.score is not None:
             assert estimate.pass_probability is not None
             errors.append(abs(estimate.score - true_now))
