@@ -15,7 +15,7 @@ from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.db import Database, DatabaseUnavailable
 
 TERMINAL_USER = Learner(id=0, first_name="terminal")
 WIDTH = 88
@@ -61,15 +61,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
-    if args.mock:
-        from bot.commands.play_mock import play_mock
+    try:
+        if args.mock:
+            from bot.commands.play_mock import play_mock
 
+            return asyncio.run(
+                play_mock(catalog, db_path, args.bank, args.short, sys.stdin, sys.stdout)
+            )
         return asyncio.run(
-            play_mock(catalog, db_path, args.bank, args.short, sys.stdin, sys.stdout)
+            play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
         )
-    return asyncio.run(
-        play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
-    )
+    except DatabaseUnavailable as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
 
 
 def wrap(text: str, first: str = "", rest: str = "") -> str:
