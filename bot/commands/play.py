@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import sys
 import textwrap
 from pathlib import Path
@@ -30,7 +31,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play.add_argument(
         "-n", "--count", type=_count, default=0, help="stop after N questions (0: no limit)"
     )
+    machine = play.add_argument_group("machine mode")
+    machine.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="one JSON request per line on stdin, one JSON reply per line on stdout",
+    )
+    machine.add_argument("--seed", type=int, help="seed for question choice and option order")
+    machine.add_argument(
+        "--clock",
+        type=_clock,
+        help="simulated start time, e.g. 2027-01-04T08:00:00Z; moves only on advance",
+    )
     play.set_defaults(func=cmd_play)
+
+
+def _clock(value: str) -> dt.datetime:
+    from bot.commands.jsonl import parse_clock
+
+    try:
+        return parse_clock(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _count(value: str) -> int:
@@ -59,6 +81,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
+    if args.jsonl:
+        if args.topic is not None or args.count:
+            return fail("--topic and -n are for the terminal; in --jsonl send a topic request")
+        from bot.commands.jsonl import run_jsonl
+
+        return run_jsonl(catalog, db_path, args.bank, args.seed, args.clock)
+    if args.seed is not None or args.clock is not None:
+        return fail("--seed and --clock go with --jsonl")
     return asyncio.run(
         play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
     )
