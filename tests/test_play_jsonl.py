@@ -146,12 +146,13 @@ async def test_every_error_form_gets_an_error_reply_and_the_program_goes_on(
         {"cmd": "answer", "delivery": 1, "chosen": [0], "seconds": -2},
         {"cmd": "answer", "delivery": 1, "chosen": [0], "confidence": "maybe"},
         {"cmd": "advance", "seconds": -5},
-        {"cmd": "advance"},
+        {"cmd": "advance", "seconds": 1e300},
         {"cmd": "topic", "topic": "nope"},
         {"cmd": "topic"},
         {"cmd": "topic", "topic": 3},
         {"cmd": "exam_date", "date": "next week"},
         {"cmd": "exam_date", "date": 20270201},
+        {"cmd": "advance"},
         {"cmd": "stats"},
     ]
     replies = await talk(tmp_path, lines)
@@ -176,11 +177,12 @@ async def test_every_error_form_gets_an_error_reply_and_the_program_goes_on(
     assert messages[18] == '"seconds" must not be negative'
     assert messages[19] == '"confidence" must be "sure" or "unsure"'
     assert messages[20] == '"seconds" must not be negative'
-    assert messages[21] == '"seconds" is required'
+    assert messages[21] == '"seconds" must be at most 315360000 (ten years)'
     assert messages[22].startswith("bank demo has no topic 'nope'; topics: alpha, beta")
     assert messages[23].startswith('"topic" is required')
     assert messages[24] == '"topic" must be a topic id or null'
     assert all(m == '"date" must be YYYY-MM-DD or null' for m in messages[25:27])
+    assert messages[27] == '"seconds" is required'
     # None of the refused answers counted.
     assert replies[-1]["answered"] == 0
 

@@ -35,6 +35,7 @@ Reply = dict[str, Any]
 DEFAULT_USER = 1
 MAX_USER = 2**63 - 1  # SQLite INTEGER
 OPEN_DELIVERIES = 10_000  # questions asked and not yet answered kept at hand; older are re-read
+MAX_ADVANCE = 3650 * 86400
 CONFIDENCE = tuple(c.value for c in Confidence)
 
 
@@ -214,6 +215,9 @@ class JsonlSession:
         seconds = _field_number(req, "seconds")
         if seconds is None:
             raise BadRequest('"seconds" is required')
+        if seconds > MAX_ADVANCE:
+            # Far beyond any exam plan, and past year 9999 times no longer format.
+            raise BadRequest(f'"seconds" must be at most {MAX_ADVANCE} (ten years)')
         self.clock.advance(seconds)
         return {"type": "clock", "user": user, "now": format_time(self.clock.now())}
 
