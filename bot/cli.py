@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "bot.commands.admin",
     "bot.commands.report",  # after bot.bank.commands: it adds `validate --stats`
     "bot.commands.simulate",
+    "bot.commands.stats",
 )
 
 

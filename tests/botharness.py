@@ -50,11 +50,12 @@ async def running_bot(
     *,
     api: FakeBotApi | None = None,
     more_banks: tuple[Bank, ...] = (),
+    clock: FakeClock | None = None,
     **settings: Any,
 ) -> AsyncIterator[Harness]:
     """Start the app's services as run_polling would, without polling."""
     api = api or FakeBotApi()
-    clock = FakeClock(1_800_000_000.0)
+    clock = clock or FakeClock(1_800_000_000.0)
     bank = bank or sample_bank.bank()
     app = build_application(
         make_settings(tmp_path, **settings),

@@ -3,21 +3,28 @@ for determinism, stdout purity and the exit code."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import io
 import json
 import os
+import random
 import sqlite3
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.cli import main
-from bot.commands.jsonl import play_jsonl
+from bot.commands.jsonl import JsonlSession, play_jsonl
 from bot.practice.catalog import Catalog
+from bot.practice.clock import FakeClock
+from bot.practice.readiness_service import ReadinessService
+from bot.practice.service import PracticeService
+from bot.storage.db import Database
 from tests import sample_bank
 
 START = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
@@ -58,6 +65,55 @@ async def talk(
     replies = out.getvalue().splitlines()
     assert len(replies) == len(lines)  # exactly one reply per request
     return [json.loads(r) for r in replies]
+
+
+@contextlib.asynccontextmanager
+async def session(tmp_path: Path, catalog: Catalog) -> AsyncIterator[JsonlSession]:
+    """The protocol in process, for conversations whose requests depend on the replies."""
+    async with Database(tmp_path / "s.sqlite3") as db:
+        clock = FakeClock(START)
+        service = PracticeService(db, catalog, clock=clock, rng=random.Random(5))
+        readiness = ReadinessService(db, catalog, clock=clock)
+        yield JsonlSession(service, readiness, catalog.bank(None), clock)
+
+
+async def practise(s: JsonlSession, answers: int, *, right: bool, user: int = 1) -> None:
+    """Answer `answers` questions, all right or all wrong."""
+    for _ in range(answers):
+        q = await s.handle(json.dumps({"cmd": "next", "user": user}))
+        key = await s.service.delivery(q["delivery"])
+        assert key is not None
+        order = list(range(len(q["options"])))
+        correct = [p for p in order if key.question.options[p].correct]
+        chosen = correct if right else [p for p in order if p not in correct][: q["select"]]
+        verdict = await s.handle(
+            json.dumps(
+                {"cmd": "answer", "user": user, "delivery": q["delivery"], "chosen": chosen}
+            )
+        )
+        assert verdict["correct"] is right
+
+
+async def test_readiness_needs_evidence_then_predicts_a_score(tmp_path: Path) -> None:
+    async with session(tmp_path, demo_catalog()) as s:
+        before = await s.handle('{"cmd": "readiness", "user": 5}')
+        assert before["type"] == "readiness" and before["user"] == 5
+        assert before["enough_data"] is False
+        assert before["score"] is None and before["pass_probability"] is None
+        assert before["passing_score"] == 70
+        assert before["answers_missing"] == 40
+        assert set(before["topics"]) == {"alpha", "beta"}
+        await practise(s, 45, right=True, user=5)
+        after = await s.handle('{"cmd": "readiness", "user": 5}')
+        assert after["enough_data"] is True and after["answers"] == 45
+        assert 0 <= after["low"] <= after["score"] <= after["high"] <= 100
+        assert after["score"] > 70 and after["pass_probability"] > 0.5
+        assert after["topics"]["alpha"]["met"] == 1.0
+        await practise(s, 45, right=False, user=6)
+        # Just after an answer memory is fresh (recall 1 by the model): let a few days pass.
+        await s.handle('{"cmd": "advance", "seconds": 259200}')
+        weak = await s.handle('{"cmd": "readiness", "user": 6}')
+        assert weak["score"] < 50 and weak["pass_probability"] < 0.5
 
 
 async def test_next_then_answer_wrong_then_again_then_stats(tmp_path: Path) -> None:
@@ -328,7 +384,7 @@ def test_program_arguments_are_checked(
     assert main(["play", "--seed", "3"]) == 2
     assert "--seed and --clock go with --jsonl" in capsys.readouterr().err
     assert main(["play", "--jsonl", "--topic", "evaluation"]) == 2
-    assert "in --jsonl send a topic request" in capsys.readouterr().err
+    assert "in --jsonl send requests" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:
         main(["play", "--jsonl", "--clock", "2027-01-04T08:00:00"])
     assert exited.value.code == 2

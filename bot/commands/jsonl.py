@@ -26,6 +26,7 @@ from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.learning.memory import Confidence
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock, SystemClock
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
 
@@ -92,8 +93,15 @@ class JsonlSession:
     """The state of one run: the service, the bank, the optional simulated clock, and the
     questions asked and not yet answered (so an answer is checked without another read)."""
 
-    def __init__(self, service: PracticeService, bank: Bank, clock: FakeClock | None) -> None:
+    def __init__(
+        self,
+        service: PracticeService,
+        readiness: ReadinessService,
+        bank: Bank,
+        clock: FakeClock | None,
+    ) -> None:
         self.service = service
+        self.readiness_service = readiness
         self.bank = bank
         self.clock = clock
         self._users: set[int] = set()  # learners already moved to this run's bank
@@ -248,9 +256,26 @@ class JsonlSession:
         return {"type": "ok", "user": user}
 
     async def readiness(self, user: int, req: dict[str, Any]) -> Reply:
-        """The predicted exam score, its range and the probability of passing."""
+        """The predicted exam score for an exam sat now, its range and the pass probability."""
         await self._learner(user)
-        raise BadRequest("readiness is not available yet")
+        report = await self.readiness_service.report(user, self.bank.id)
+        ready = report.readiness
+        return {
+            "type": "readiness",
+            "user": user,
+            "enough_data": ready.enough_data,
+            "score": _round(ready.score, 2),
+            "low": _round(ready.low, 2),
+            "high": _round(ready.high, 2),
+            "pass_probability": _round(ready.pass_probability, 4),
+            "passing_score": ready.passing_score,
+            "answers": ready.answers,
+            "answers_missing": ready.answers_missing,
+            "topics_missing": list(ready.topics_missing),
+            "topics": {
+                t.id: {"score": _round(t.score, 2), "met": round(t.met, 4)} for t in report.topics
+            },
+        }
 
     async def stats(self, user: int, req: dict[str, Any]) -> Reply:
         """Answered, correct and the streak, overall and per topic."""
@@ -268,6 +293,10 @@ class JsonlSession:
                 t.topic: {"answered": t.answered, "correct": t.correct} for t in stats.topics
             },
         }
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 def shown_order(delivery: Delivery) -> tuple[int, ...]:
@@ -302,10 +331,11 @@ async def play_jsonl(
     """Open the database and serve requests until EOF, on explicit streams for tests."""
     clock = FakeClock(start) if start is not None else None
     async with Database(db_path) as db:
-        service = PracticeService(
-            db, catalog, clock=clock or SystemClock(), rng=random.Random(seed)
-        )
-        return await serve(JsonlSession(service, catalog.bank(bank_id), clock), stdin, out)
+        now = clock or SystemClock()
+        service = PracticeService(db, catalog, clock=now, rng=random.Random(seed))
+        readiness = ReadinessService(db, catalog, clock=now)
+        session = JsonlSession(service, readiness, catalog.bank(bank_id), clock)
+        return await serve(session, stdin, out)
 
 
 def run_jsonl(

@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play.add_argument(
         "-n", "--count", type=_count, default=0, help="stop after N questions (0: no limit)"
     )
+    play.add_argument("--mock", action="store_true", help="sit a timed mock exam instead")
+    play.add_argument("--short", action="store_true", help="with --mock: a quarter-length exam")
     machine = play.add_argument_group("machine mode")
     machine.add_argument(
         "--jsonl",
@@ -82,13 +84,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
     if args.jsonl:
-        if args.topic is not None or args.count:
-            return fail("--topic and -n are for the terminal; in --jsonl send a topic request")
+        if args.topic is not None or args.count or args.mock:
+            return fail("--topic, -n and --mock are for the terminal; in --jsonl send requests")
         from bot.commands.jsonl import run_jsonl
 
         return run_jsonl(catalog, db_path, args.bank, args.seed, args.clock)
     if args.seed is not None or args.clock is not None:
         return fail("--seed and --clock go with --jsonl")
+    if args.mock:
+        from bot.commands.play_mock import play_mock
+
+        return asyncio.run(
+            play_mock(catalog, db_path, args.bank, args.short, sys.stdin, sys.stdout)
+        )
     return asyncio.run(
         play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
     )

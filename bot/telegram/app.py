@@ -19,10 +19,12 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.groups import GroupService
+from bot.practice.mock_service import MockService
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.db import Database
-from bot.telegram import push_jobs, reload, routes, status
+from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
@@ -120,6 +122,10 @@ def build_application(
             # Count edits get what is left of a group's per-minute budget once questions,
             # reveals and replies are set aside.
             throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
+            mock=MockService(db, catalog, clock=clock, rng=rng),
+            readiness=ReadinessService(
+                db, catalog, clock=clock, default_timezone=settings.default_timezone
+            ),
         )
         app.bot_data.services = services
         # Daily push: crash recovery first, then the JobQueue wakes the runner.
@@ -129,6 +135,8 @@ def build_application(
             group_rounds.schedule_sweep(app.job_queue)
         # Groups: overdue reveals done, open windows re-armed.
         await group_rounds.on_startup(app.bot, services, app.job_queue)
+        # Mock exams whose deadline passed while the bot was down: submitted, results sent.
+        await mock_jobs.on_startup(app.bot, app.job_queue, services)
         await register_commands(app)
         await status.mark_started(app, services)
         reload.install_sighup(app)

@@ -11,6 +11,8 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
 from bot.practice.groups import GroupService
+from bot.practice.mock_service import MockService
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
 from bot.storage.db import Database
@@ -31,6 +33,8 @@ class Services:
     push: PushService
     alerts: AdminAlerts
     throttle: EditThrottle  # live-count edits per group
+    mock: MockService
+    readiness: ReadinessService
 
 
 @dataclass

@@ -27,9 +27,11 @@ from bot.telegram.handlers import (
     group_daily,
     group_quiz,
     membership,
+    mock,
+    mock_buttons,
     ops,
 )
-from bot.telegram.views import callbacks
+from bot.telegram.views import callbacks, mock_callbacks
 
 PRIVATE = filters.ChatType.PRIVATE
 WHY_DEEP_LINK = r"^/start(@\w+)? why_\d{1,18}$"
@@ -50,6 +52,8 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("quiz", commands.quiz, filters=PRIVATE),
         CommandHandler("topics", commands.topics, filters=PRIVATE),
         CommandHandler("stats", commands.stats, filters=PRIVATE),
+        CommandHandler("mock", mock.mock, filters=PRIVATE),
+        CommandHandler("ready", mock.ready, filters=PRIVATE),
         # Everywhere; a channel's commands come as channel posts, which are not "messages".
         CommandHandler(
             "help",
@@ -79,6 +83,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(answers.on_explain, pattern=callbacks.EXPLAIN),
         CallbackQueryHandler(answers.on_topic, pattern=callbacks.TOPIC),
         CallbackQueryHandler(answers.on_bank, pattern=callbacks.BANK),
+        CallbackQueryHandler(mock_buttons.on_move, pattern=mock_callbacks.MOVE),
+        CallbackQueryHandler(mock_buttons.on_review, pattern=mock_callbacks.REVIEW),
+        CallbackQueryHandler(mock.on_offer, pattern=mock_callbacks.OFFER),
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
@@ -96,7 +103,9 @@ def early_handlers() -> list[BaseHandler[Any, Any, Any]]:
 PRIVATE_COMMANDS = [
     ("quiz", "Next practice question"),
     ("topics", "Choose a topic"),
-    ("stats", "Your accuracy and streak"),
+    ("mock", "Timed mock exam (/mock short, /mock stop)"),
+    ("ready", "Predicted exam score and chance to pass"),
+    ("stats", "Your progress, readiness and mock exams"),
     ("daily", "A question every day at your time"),
     ("help", "How it works"),
     ("start", "Welcome"),

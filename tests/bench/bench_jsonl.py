@@ -28,6 +28,7 @@ from bot.commands.jsonl import JsonlSession
 from bot.config import BUNDLED_QUESTIONS
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
+from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
 
@@ -99,7 +100,8 @@ async def in_process(users: int, catalog: Catalog) -> Rate:
         async with Database(Path(tmp) / "bench.sqlite3") as db:
             clock = FakeClock(dt.datetime.fromisoformat(START))
             service = PracticeService(db, catalog, clock=clock, rng=random.Random(1))
-            session = JsonlSession(service, catalog.bank(None), clock)
+            readiness = ReadinessService(db, catalog, clock=clock)
+            session = JsonlSession(service, readiness, catalog.bank(None), clock)
             started, cpu = time.perf_counter(), time.process_time()
             for i in range(PAIRS):
                 user = 1 + i % users

@@ -15,11 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot.domain.models import Learner
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.mock_models import MockStatus
 from bot.practice.mock_service import MockService
-from bot.practice.models import Learner
 from bot.practice.service import PracticeService
 from bot.storage.db import Database
 from tests.mock_bank import bank, q

@@ -9,6 +9,7 @@ Inspecting what the bot did (all return copies, safe from any thread):
     calls, calls_of(method), count(method, chat_id=None)   every call, failed ones included
     send_counts                      successful sendMessage/sendPoll per chat_id (Counter)
     messages_to(chat_id), last_message(chat_id), last_text(chat_id), message(chat_id, message_id)
+    photo(chat_id, message_id), photos_to(chat_id)   bytes of uploaded photos (sendPhoto)
         Telegram-shaped Message dicts, current state (edits applied, deleted ones left out);
         `text` is what the user sees (HTML parsed). `source_text(chat_id, message_id)` is the
         text as the bot sent it, tags included.
@@ -48,7 +49,7 @@ __all__ = ["BOT_ID", "BOT_USERNAME", "ApiError", "Call", "ChatId", "FakeBotApi",
 
 Response = tuple[int, dict[str, Any]]
 # Methods whose failure modes (blocked, bot left the group) depend on the target chat.
-_SEND = frozenset({"sendmessage", "sendpoll"})
+_SEND = frozenset({"sendmessage", "sendpoll", "sendphoto"})
 _EDIT = frozenset({"editmessagetext", "editmessagereplymarkup", "stoppoll"})
 
 
@@ -64,8 +65,10 @@ class FakeBotApi(ApiMethods):
         }
 
     # ----------------------------------------------------------------- dispatch
-    def handle(self, method: str, params: dict[str, Any]) -> Response:
-        """Answer one Bot API call: (HTTP status, JSON body)."""
+    def handle(
+        self, method: str, params: dict[str, Any], files: dict[str, bytes] | None = None
+    ) -> Response:
+        """Answer one Bot API call: (HTTP status, JSON body); `files` are multipart uploads."""
         key = method.lower()
         name, handler = self._handlers.get(key, (method, None))
         with self._lock:
@@ -74,6 +77,7 @@ class FakeBotApi(ApiMethods):
                 if handler is None:
                     raise ApiError(404, "Not Found: method not found")
                 self._inject_faults(key, params)
+                self._uploads = files or {}
                 result = handler(params)
             except ApiError as error:
                 return error.error_code, error.body()
@@ -258,6 +262,21 @@ class FakeBotApi(ApiMethods):
         """The text the user sees in the newest existing text message of `chat_id`."""
         texts = [m["text"] for m in self.messages_to(chat_id) if "text" in m]
         return texts[-1] if texts else None
+
+    def photo(self, chat_id: int, message_id: int) -> bytes:
+        """The bytes of a photo the bot uploaded (sendPhoto with a file)."""
+        with self._lock:
+            return self._photos[(chat_id, message_id)]
+
+    def photos_to(self, chat_id: int) -> list[tuple[JSON, bytes]]:
+        """Photo messages in `chat_id` with their uploaded bytes, oldest first."""
+        with self._lock:
+            found = [
+                (copy.deepcopy(self._messages[key].message), data)
+                for key, data in sorted(self._photos.items())
+                if key[0] == chat_id and not self._messages[key].deleted
+            ]
+            return found
 
     def poll(self, poll_id: str) -> JSON:
         """The current Poll object of a poll the bot sent."""

@@ -33,6 +33,7 @@ METHOD_NAMES = (
     "getChat",
     "getChatAdministrators",
     "sendPoll",
+    "sendPhoto",
     "stopPoll",
     "leaveChat",
     "close",
@@ -205,6 +206,37 @@ class ApiMethods(ApiState):
             stored.message["reply_markup"] = markup
         stored.message["edit_date"] = int(self.clock())
         return copy.deepcopy(stored.message)
+
+    def _sendPhoto(self, params: Params) -> JSON:
+        chat_id = self._chat_id(params)
+        parse_mode = params.get("parse_mode")
+        caption = params.get("caption")
+        fields: JSON = {}
+        if caption:
+            fields["caption"] = validation.photo_caption(caption, parse_mode)
+        markup = validation.reply_markup(params.get("reply_markup"))
+        if markup is not None:
+            fields["reply_markup"] = markup
+        data = self._uploads.get("photo")
+        if data is None:
+            raise bad_request("wrong remote file identifier specified")  # only uploads here
+        width, height = validation.photo_size(data)
+        unique = f"photo{len(self._photos) + 1}"
+        fields["photo"] = [
+            {
+                "file_id": f"{unique}-id",
+                "file_unique_id": unique,
+                "width": width,
+                "height": height,
+                "file_size": len(data),
+            }
+        ]
+        message = self._new_message(chat_id, fields)
+        key = (chat_id, message["message_id"])
+        self._messages[key] = Stored(message, None, parse_mode)
+        self._photos[key] = data
+        self.send_counts[chat_id] += 1
+        return copy.deepcopy(message)
 
     # ------------------------------------------------------------- polls
     def _sendPoll(self, params: Params) -> JSON:

@@ -71,11 +71,19 @@ class FakeRequest(BaseRequest):
         # `parameters` are already Python values (PTB JSON-encodes them only for the wire); a
         # JSON round trip normalises tuples and keys exactly as the HTTP path would see them.
         params = json.loads(json.dumps(request_data.parameters)) if request_data else {}
+        files: dict[str, bytes] = {}
+        for name, (filename, content, _mime) in (
+            request_data.multipart_data.items() if request_data else ()
+        ):
+            data = content if isinstance(content, bytes) else content.read()
+            files[name] = data
+            # What the HTTP server sees of an upload (see server._multipart_fields).
+            params[name] = f"<file {filename} {len(data)} bytes>"
         if api_method.lower() == "getupdates" and params.get("timeout"):
             # A long poll blocks on a threading.Condition: keep it off the event loop.
             status, body = await asyncio.to_thread(self.api.handle, api_method, params)
         else:
-            status, body = self.api.handle(api_method, params)
+            status, body = self.api.handle(api_method, params, files)
         await self._hold_back(self.api.delay_for(api_method), read_timeout)
         return status, json.dumps(body).encode()
 

@@ -52,6 +52,20 @@ def _multipart_fields(content_type: str, body: bytes) -> dict[str, str]:
     return fields
 
 
+def uploaded_files(content_type: str, body: bytes) -> dict[str, bytes]:
+    """The files of a multipart body by field name (sendPhoto's `photo`), as bytes."""
+    if content_type.split(";")[0].strip().lower() != "multipart/form-data":
+        return {}
+    head = f"Content-Type: {content_type}\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    files: dict[str, bytes] = {}
+    for part in message.iter_parts():
+        payload = part.get_payload(decode=True)
+        if part.get_filename() and isinstance(payload, bytes):
+            files[str(part.get_param("name", header="content-disposition"))] = payload
+    return files
+
+
 def parse_body(content_type: str, body: bytes, query: str) -> dict[str, Any]:
     """Bot API parameters from a query string plus a form, multipart or JSON body."""
     params = decode_params(dict(urllib.parse.parse_qsl(query, keep_blank_values=True)))
@@ -104,7 +118,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         try:
-            status, answer = self.server.api.handle(parts[1], params)
+            files = uploaded_files(self.headers.get("Content-Type", ""), body)
+            status, answer = self.server.api.handle(parts[1], params, files)
         except Exception as error:  # a bug in the fake: say so instead of dropping the line
             self._reply(500, {"ok": False, "error_code": 500, "description": repr(error)})
             raise

@@ -87,6 +87,8 @@ class ApiState:
         self._delays: dict[str, float] = {}
         self._commands: dict[tuple[str, str], list[JSON]] = {}
         self._webhook: JSON = {}
+        self._uploads: dict[str, bytes] = {}  # files of the call being handled
+        self._photos: dict[tuple[int, int], bytes] = {}
 
     def _chat_id(self, params: dict[str, Any]) -> int:
         raw = params.get("chat_id")

@@ -15,6 +15,10 @@ from typing import Any
 TEXT_LIMIT = 4096
 CALLBACK_DATA_LIMIT = 64
 CALLBACK_ANSWER_LIMIT = 200
+CAPTION_LIMIT = 1024
+PHOTO_BYTES_LIMIT = 10 * 1024 * 1024
+KEYBOARD_BUTTONS_LIMIT = 100
+ROW_BUTTONS_LIMIT = 8
 POLL_QUESTION_LIMIT = 300
 POLL_OPTION_LIMIT = 100
 POLL_OPTIONS_MIN, POLL_OPTIONS_MAX = 2, 12
@@ -148,7 +152,12 @@ def reply_markup(markup: Any) -> dict[str, Any] | None:
         markup = json.loads(markup)
     if not isinstance(markup, dict):
         raise bad_request("can't parse reply keyboard markup JSON object")
-    for row in markup.get("inline_keyboard", []):
+    rows = markup.get("inline_keyboard", [])
+    if sum(len(row) for row in rows) > KEYBOARD_BUTTONS_LIMIT:
+        raise bad_request("too many buttons in the inline keyboard")
+    for row in rows:
+        if len(row) > ROW_BUTTONS_LIMIT:
+            raise bad_request("too many buttons in a row of the inline keyboard")
         for button in row:
             data = button.get("callback_data")
             if data is not None and not 1 <= len(str(data).encode()) <= CALLBACK_DATA_LIMIT:
@@ -178,3 +187,29 @@ def poll_options(params: dict[str, Any]) -> list[str]:
     if len(params.get("explanation") or "") > POLL_EXPLANATION_LIMIT:
         raise bad_request("explanation length must not exceed 200")
     return texts
+
+
+def photo_caption(caption: Any, parse_mode: str | None) -> str:
+    """A photo caption: at most 1024 characters after entity parsing."""
+    plain = html_to_plain(str(caption)) if (parse_mode or "").upper() == "HTML" else str(caption)
+    if len(plain) > CAPTION_LIMIT:
+        raise bad_request("message caption is too long")
+    return plain
+
+
+def photo_size(data: bytes) -> tuple[int, int]:
+    """Width and height of an uploaded PNG, checked like Telegram's photo limits (size, sides
+    adding up to at most 10000 px, aspect ratio at most 20)."""
+    if len(data) > PHOTO_BYTES_LIMIT:
+        raise bad_request("PHOTO_INVALID_DIMENSIONS")
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise bad_request("IMAGE_PROCESS_FAILED")
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if (
+        not width
+        or not height
+        or width + height > 10000
+        or max(width, height) > 20 * min(width, height)
+    ):
+        raise bad_request("PHOTO_INVALID_DIMENSIONS")
+    return width, height

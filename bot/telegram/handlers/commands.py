@@ -9,8 +9,10 @@ from telegram.constants import ChatType
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.photos import send_png
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import keyboards, render, texts
+from bot.telegram.views import keyboards, mock_texts, texts
+from bot.telegram.views import readiness_render as stats_views
 from bot.telegram.views.render import esc
 
 
@@ -62,12 +64,17 @@ async def topics(update: Update, context: QuizContext) -> None:
 
 
 async def stats(update: Update, context: QuizContext) -> None:
-    """The learner's progress."""
+    """The learner's readiness, progress and last mock exams, then the chart (a PNG)."""
     if (who := effective(update)) is None:
         return
     chat, user = who
-    result = await context.services.practice.stats(user.id)
-    await send_html(context.bot, chat.id, render.stats_text(result))
+    services = context.services
+    result = await services.practice.stats(user.id)
+    report = await services.readiness.report(user.id)
+    await send_html(context.bot, chat.id, stats_views.stats_text(report, result))
+    if result.answered:
+        png = await services.readiness.chart(report)
+        await send_png(context.bot, chat.id, png, mock_texts.STATS_CAPTION, filename="stats.png")
 
 
 async def help_command(update: Update, context: QuizContext) -> None:

@@ -7,7 +7,8 @@ WELCOME = (
     "exam trap.\n\n"
     "/quiz — next question\n"
     "/topics — practise one topic or all of them\n"
-    "/stats — your accuracy and streak\n"
+    "/mock — a timed mock exam, /ready — your predicted exam score\n"
+    "/stats — your progress, readiness and mock exams\n"
     "/daily — one question a day at a time you choose\n"
     "/help — how it works"
 )
@@ -20,6 +21,11 @@ HELP = (
     "• You do not get a question twice until you have seen the rest of the topic; questions "
     "you got wrong come back.\n"
     "• /topics chooses a topic, /stats shows your progress, /daily sets a daily question.\n"
+    "• /mock sits a timed mock exam of the bank's size (/mock short: a quarter of it): no "
+    "verdicts until the end, answers can be changed, 🚩 flags a question, the grid jumps. "
+    "At the deadline it is submitted by itself. /mock stop abandons it.\n"
+    "• /ready predicts your exam score (blueprint-weighted) and your chance to pass, from "
+    "your answers (what you are likely to still remember) and recent mock exams.\n"
     "• In a group, /quiz asks everyone; each member gets a private verdict."
 )
 # /help in a group or channel: only what works there (/topics, /stats and the personal /daily

@@ -1,0 +1,92 @@
+"""`quizbot stats --user ID`: a learner's readiness, topics, last 30 days and mock exams in a
+terminal (the numbers of /ready and /stats), optionally the /stats chart as a PNG file."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import sys
+from pathlib import Path
+from typing import TextIO
+from zoneinfo import ZoneInfo
+
+from bot.config import ConfigError, load_settings
+from bot.practice.catalog import Catalog
+from bot.practice.readiness_service import ReadinessReport, ReadinessService, render_stats_chart
+from bot.storage.db import Database
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `stats`."""
+    stats = sub.add_parser("stats", help="a learner's readiness and progress, for operators")
+    stats.add_argument("--user", type=int, required=True, help="Telegram user id")
+    stats.add_argument("--bank", help="bank id (default: the learner's bank)")
+    stats.add_argument("--png", type=Path, help="also write the /stats chart to this file")
+    stats.add_argument("--db", type=Path, help="SQLite file (default: QUIZBOT_DB)")
+    stats.set_defaults(func=cmd_stats)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print the report; write the chart when asked."""
+    from bot.commands.run import fail, load_catalog
+
+    try:
+        settings = load_settings()
+    except ConfigError as err:
+        return fail(str(err))
+    catalog = load_catalog(settings)
+    if catalog is None:
+        return 1
+    if args.bank is not None and args.bank not in catalog.banks:
+        return fail(f"no bank {args.bank!r}; banks: {', '.join(sorted(catalog.banks))}")
+    db_path = args.db or settings.db
+    if not db_path.is_file():
+        return fail(f"no database at {db_path}")
+    report = asyncio.run(
+        _report(catalog, db_path, args.user, args.bank, settings.default_timezone)
+    )
+    print_report(report, sys.stdout)
+    if args.png is not None:
+        args.png.write_bytes(render_stats_chart(report))
+        print(f"chart written to {args.png}")
+    return 0
+
+
+async def _report(
+    catalog: Catalog, db_path: Path, user: int, bank: str | None, zone: str
+) -> ReadinessReport:
+    async with Database(db_path) as db:
+        return await ReadinessService(db, catalog, default_timezone=zone).report(user, bank)
+
+
+def print_report(report: ReadinessReport, out: TextIO) -> None:
+    """The report as plain text."""
+    r = report.readiness
+    print(f"User {report.user_id} · {report.bank_title} ({report.bank_id})", file=out)
+    if r.enough_data and r.score is not None:
+        print(
+            f"Predicted score {r.score:.1f}% (90% range {r.low:.1f}–{r.high:.1f}), "
+            f"P(pass at {r.passing_score:g}%) = {r.pass_probability or 0:.2f}",
+            file=out,
+        )
+    else:
+        missing = ", ".join(report.topics_missing) or "none"
+        print(
+            f"Not enough evidence: {r.answers} answers ({r.answers_missing} more needed); "
+            f"topics with too few answers: {missing}",
+            file=out,
+        )
+    print("Topic · weight · predicted · met", file=out)
+    for t in report.topics:
+        score = "—" if t.score is None else f"{t.score:.1f}%"
+        print(f"  {t.name} · {t.weight:g}% · {score} · {t.met:.0%}", file=out)
+    answered = sum(d.answered for d in report.days)
+    right = sum(d.correct for d in report.days)
+    share = f", {right / answered:.0%} right" if answered else ""
+    print(f"Last 30 days: {answered} answers{share} on {len(report.days)} days", file=out)
+    zone = ZoneInfo(report.timezone)
+    for m in report.mocks:
+        date = dt.datetime.fromtimestamp(m.started_at, zone).strftime("%Y-%m-%d %H:%M")
+        score = "" if m.percent is None else f" {m.percent:.0f}% passed={m.passed}"
+        print(f"Mock {m.exam_id} · {date} · {m.kind} · {m.status}{score}", file=out)

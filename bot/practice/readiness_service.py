@@ -1,0 +1,212 @@
+"""Readiness and study analytics of a learner in a bank: the estimate, activity per day, charts.
+
+No Telegram here: `/ready`, `/stats` and `quizbot stats` call this service. The learner's memory
+states come from one method (`memory_states`), so where they come from can change in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from bot.bank.models import Bank
+from bot.charts import DayActivity, TopicBar, stats_chart
+from bot.learning.blueprint import Blueprint
+from bot.learning.memory import Answer, MemoryState, from_timestamp, replay_all
+from bot.learning.readiness import MockResult as MockEvidence
+from bot.learning.readiness import Readiness, readiness
+from bot.mock.models import ExamStatus
+from bot.mock.scoring import score
+from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock, SystemClock
+from bot.storage import history_sql, mock_sql, practice_sql
+from bot.storage.db import Database
+from bot.storage.history_sql import AnswerRow
+from bot.storage.mock_sql import MockSummary
+
+CHART_DAYS = 30
+MOCKS_LISTED = 5
+MOCK_EVIDENCE_DAYS = 14  # older mock exams say little about today's score
+CHART_CACHE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class TopicLine:
+    """One blueprint topic in the report: name, weight in percent, prediction and share met."""
+
+    id: str
+    name: str
+    weight: float
+    score: float | None  # None while the topic has too few answers
+    met: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReadinessReport:
+    """Everything `/ready`, `/stats` and `quizbot stats` show about one learner in one bank."""
+
+    user_id: int
+    bank_id: str
+    bank_title: str
+    readiness: Readiness
+    topics: tuple[TopicLine, ...]
+    days: tuple[DayActivity, ...]  # answers per local day, the last CHART_DAYS days
+    mocks: tuple[MockSummary, ...]  # latest first
+    today: dt.date
+    timezone: str  # the learner's IANA zone (days and dates are local to it)
+    last_answer_id: int
+
+    @property
+    def topics_missing(self) -> tuple[str, ...]:
+        """Names of the topics with too few answers, heaviest first."""
+        names = {t.id: t.name for t in self.topics}
+        return tuple(names.get(t, t) for t in self.readiness.topics_missing)
+
+
+def answers_to_memory(rows: Sequence[AnswerRow]) -> dict[str, MemoryState]:
+    """Memory states replayed from graded answers (FSRS, one state per question)."""
+    return replay_all(
+        Answer(r.question_id, from_timestamp(r.answered_at), r.correct) for r in rows
+    )
+
+
+def days_of(rows: Sequence[AnswerRow], zone: ZoneInfo, today: dt.date) -> list[DayActivity]:
+    """Answers and right answers per local day over the last CHART_DAYS days."""
+    start = today - dt.timedelta(days=CHART_DAYS - 1)
+    counts: dict[dt.date, list[int]] = {}
+    for r in rows:
+        day = dt.datetime.fromtimestamp(r.answered_at, zone).date()
+        if start <= day <= today:
+            c = counts.setdefault(day, [0, 0])
+            c[0] += 1
+            c[1] += r.correct
+    return [DayActivity(d, n, k) for d, (n, k) in sorted(counts.items())]
+
+
+class ReadinessService:
+    """The readiness estimate and study analytics, each gathered in one database round trip."""
+
+    def __init__(
+        self,
+        db: Database,
+        catalog: Catalog,
+        *,
+        clock: Clock | None = None,
+        default_timezone: str = "UTC",
+    ) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.clock = clock or SystemClock()
+        self.default_timezone = default_timezone
+        self._blueprints: dict[str, tuple[Bank, Blueprint]] = {}
+        # PNGs by (user, bank, last answer, last mock, day): a new answer or a new day is a
+        # new key, so a cached chart is never out of date.
+        self._charts: OrderedDict[tuple[int, str, int, int, dt.date], bytes] = OrderedDict()
+
+    def blueprint(self, bank: Bank) -> Blueprint:
+        """The engine's view of a bank, computed once per loaded bank object."""
+        found = self._blueprints.get(bank.id)
+        if found is None or found[0] is not bank:
+            found = self._blueprints[bank.id] = (bank, Blueprint.of(bank))
+        return found[1]
+
+    async def memory_states(self, user_id: int, bank_id: str) -> dict[str, MemoryState]:
+        """The learner's memory state per question of a bank (replayed from their answers)."""
+        rows = await self.db.read(lambda c: history_sql.answers_in_bank(c, user_id, bank_id))
+        return answers_to_memory(rows)
+
+    async def report(self, user_id: int, bank_id: str | None = None) -> ReadinessReport:
+        """The readiness estimate for an exam sat now, activity per day and the last mocks."""
+        now = self.clock.now()
+
+        def gather(
+            conn: sqlite3.Connection,
+        ) -> tuple[str, str | None, list[AnswerRow], list[MockSummary], list[MockEvidence]]:
+            prefs = practice_sql.user_prefs(conn, user_id)
+            bank = self.catalog.bank(bank_id or prefs.bank_id)
+            rows = history_sql.answers_in_bank(conn, user_id, bank.id)
+            mocks = mock_sql.last_mocks(conn, user_id, bank.id, MOCKS_LISTED)
+            return bank.id, prefs.timezone, rows, mocks, _mock_evidence(conn, mocks, now)
+
+        chosen, timezone, rows, mocks, evidence = await self.db.read(gather)
+        bank = self.catalog.bank(chosen)
+        plan = self.blueprint(bank)
+        memory = answers_to_memory(rows)
+        at = from_timestamp(now)
+        ready = readiness(plan, memory, at, mocks=evidence)
+        zone = ZoneInfo(timezone or self.default_timezone)
+        today = dt.datetime.fromtimestamp(now, zone).date()
+        missing = set(ready.topics_missing)
+        topics = tuple(
+            TopicLine(
+                t.id,
+                t.name,
+                t.weight,
+                None if t.id in missing else ready.topics[t.id].score,
+                ready.topics[t.id].met,
+            )
+            for t in bank.meta.topics
+            if t.id in ready.topics
+        )
+        return ReadinessReport(
+            user_id=user_id,
+            bank_id=bank.id,
+            bank_title=bank.meta.title,
+            readiness=ready,
+            topics=topics,
+            days=tuple(days_of(rows, zone, today)),
+            mocks=tuple(mocks),
+            today=today,
+            timezone=zone.key,
+            last_answer_id=rows[-1].answer_id if rows else 0,
+        )
+
+    @property
+    def charts_cached(self) -> int:
+        """How many rendered charts the cache holds."""
+        return len(self._charts)
+
+    async def chart(self, report: ReadinessReport) -> bytes:
+        """The /stats PNG (rendered in a worker thread, cached until the learner's next answer)."""
+        last_mock = report.mocks[0].exam_id if report.mocks else 0
+        key = (report.user_id, report.bank_id, report.last_answer_id, last_mock, report.today)
+        png = self._charts.get(key)
+        if png is not None:
+            self._charts.move_to_end(key)
+            return png
+        png = await asyncio.to_thread(render_stats_chart, report)
+        self._charts[key] = png
+        while len(self._charts) > CHART_CACHE:
+            self._charts.popitem(last=False)
+        return png
+
+
+def render_stats_chart(report: ReadinessReport) -> bytes:
+    """The /stats PNG of a report (CPU-bound: call it off the event loop)."""
+    bars = [TopicBar(t.name, t.score, t.weight) for t in report.topics]
+    return stats_chart(
+        bars, report.days, passing_score=report.readiness.passing_score, today=report.today
+    )
+
+
+def _mock_evidence(
+    conn: sqlite3.Connection, mocks: Sequence[MockSummary], now: float
+) -> list[MockEvidence]:
+    """Recent scored mock exams as per-topic (right, asked) samples for the estimate."""
+    out = []
+    for m in mocks:
+        if not m.status.scored or now - m.started_at > MOCK_EVIDENCE_DAYS * 86400:
+            continue
+        exam = mock_sql.load_exam(conn, m.exam_id)
+        if exam is None or exam.status is ExamStatus.RUNNING:
+            continue
+        by_topic: Mapping[str, tuple[int, int]] = {
+            t.topic: (t.correct, t.total) for t in score(exam).topics
+        }
+        out.append(MockEvidence(from_timestamp(exam.finished_at or m.started_at), by_topic))
+    return out

@@ -1,0 +1,139 @@
+"""Taps on a mock exam's message (answer, move, flag, grid, finish, abandon) and the review."""
+
+from __future__ import annotations
+
+from telegram import CallbackQuery, Message, Update
+
+from bot.practice.mock_models import MockReply, MockStatus
+from bot.telegram.context import QuizContext
+from bot.telegram.handlers.common import message_lock, query_message
+from bot.telegram.outbound.fast_edit import edit_html_json
+from bot.telegram.outbound.mock_results import close_message, send_result
+from bot.telegram.outbound.send import edit_or_send, send_html
+from bot.telegram.views import mock_callbacks, mock_keyboards, mock_render, mock_texts
+from bot.telegram.views.render import letters
+
+
+async def _show(
+    query: CallbackQuery,
+    message: Message,
+    context: QuizContext,
+    reply: MockReply,
+    *,
+    note: str = "",
+    page: int | None = None,
+) -> None:
+    """Answer the tap, then edit the exam's message (or send the result) as the reply says."""
+    bot, status, exam = context.bot, reply.status, reply.exam
+    if status is MockStatus.SHOWN and exam is not None and reply.question is not None:
+        await query.answer(note)
+        await edit_html_json(
+            bot,
+            message.chat_id,
+            message.message_id,
+            mock_render.screen_text(exam, reply.question, reply.time_left_s),
+            mock_keyboards.screen_markup(exam, page),
+        )
+    elif status is MockStatus.CONFIRM and exam is not None and reply.pending is not None:
+        await query.answer()
+        await edit_or_send(
+            bot,
+            message.chat_id,
+            message.message_id,
+            mock_render.confirm_text(reply.pending, reply.time_left_s),
+            mock_keyboards.confirm_keyboard(exam),
+        )
+    elif status in (MockStatus.FINISHED, MockStatus.EXPIRED) and exam is not None:
+        assert reply.result is not None
+        expired = status is MockStatus.EXPIRED
+        await query.answer(mock_texts.CB_MOCK_EXPIRED if expired else mock_texts.CB_MOCK_FINISHED)
+        closing = mock_texts.MOCK_EXPIRED if expired else mock_texts.MOCK_SUBMITTED
+        await send_result(bot, context.services, exam, reply.result, closing=closing)
+    elif status is MockStatus.ABANDONED and exam is not None:
+        await query.answer()
+        await edit_or_send(bot, message.chat_id, message.message_id, mock_texts.MOCK_STOPPED)
+        if exam.message_id != message.message_id:  # asked from /mock stop: close the exam too
+            await close_message(bot, exam, mock_texts.MOCK_STOPPED)
+    elif status is MockStatus.STALE:
+        mine = exam is None or exam.user_id == query.from_user.id
+        await query.answer(mock_texts.CB_MOCK_STALE if mine else mock_texts.CB_MOCK_NOT_YOURS)
+    else:
+        await query.answer(mock_texts.CB_MOCK_INVALID)
+
+
+async def on_move(update: Update, context: QuizContext) -> None:
+    """A button on the exam's message: `m:<exam>:<position>:<action><number>`."""
+    query = update.callback_query
+    if query is None:
+        return
+    m = mock_callbacks.MOVE.match(query.data or "")
+    message = query_message(query)
+    if m is None or message is None:
+        await query.answer(mock_texts.CB_MOCK_INVALID)
+        return
+    exam_id, pos, action = int(m.group(1)), int(m.group(2)), m.group(3)
+    number = int(m.group(4)) if m.group(4) else 0
+    svc, user = context.services.mock, query.from_user.id
+    # Taps on one message run one at a time, so the edits land in the order of the writes.
+    async with message_lock(message.chat_id, message.message_id):
+        note, page = "", None
+        if action in ("a", "r"):
+            reply = await svc.choose(user, exam_id, pos, number, on=action == "a")
+            if reply.exam is not None and reply.status is MockStatus.SHOWN:
+                chosen = reply.exam.items[pos].chosen_display
+                note = (
+                    mock_texts.CB_MOCK_SAVED.format(letters=letters(chosen))
+                    if chosen
+                    else mock_texts.CB_MOCK_CLEARED
+                )
+        elif action in ("p", "n"):
+            reply = await svc.go(user, exam_id, pos - 1 if action == "p" else pos + 1)
+        elif action in ("f", "u"):
+            reply = await svc.flag(user, exam_id, pos, on=action == "f")
+            note = mock_texts.CB_MOCK_FLAGGED if action == "f" else mock_texts.CB_MOCK_UNFLAGGED
+        elif action == "g":
+            reply = await svc.go(user, exam_id, number)
+        elif action in ("v", "b"):
+            reply = await svc.go(user, exam_id, pos)
+            page = number if action == "v" else None
+        elif action in ("e", "y"):
+            reply = await svc.finish(user, exam_id, confirmed=action == "y")
+        elif action == "x":
+            reply = await svc.abandon(user, exam_id)
+        elif action == "c":
+            await query.answer()
+            await edit_or_send(
+                context.bot, message.chat_id, message.message_id, mock_texts.MOCK_GOES_ON
+            )
+            return
+        else:
+            await query.answer(mock_texts.CB_MOCK_INVALID)
+            return
+        await _show(query, message, context, reply, note=note, page=page)
+
+
+async def on_review(update: Update, context: QuizContext) -> None:
+    """ "Review mistakes": one wrong or unanswered question at a time, like a practice verdict."""
+    query = update.callback_query
+    if query is None:
+        return
+    m = mock_callbacks.REVIEW.match(query.data or "")
+    message = query_message(query)
+    if m is None or message is None:
+        await query.answer(mock_texts.CB_MOCK_INVALID)
+        return
+    in_place, exam_id, index = m.group(1) == "v", int(m.group(2)), int(m.group(3))
+    services = context.services
+    entries = await services.mock.review(query.from_user.id, exam_id)
+    if not 0 <= index < len(entries):
+        await query.answer(mock_texts.CB_MOCK_INVALID)
+        return
+    result = await services.mock.result(query.from_user.id, exam_id)
+    bank = services.catalog.bank(result.bank_id if result else None)
+    await query.answer()
+    text = mock_render.review_text(bank, entries, index)
+    markup = mock_keyboards.review_keyboard(exam_id, index, len(entries))
+    if in_place:
+        await edit_or_send(context.bot, message.chat_id, message.message_id, text, markup)
+    else:
+        await send_html(context.bot, message.chat_id, text, markup)

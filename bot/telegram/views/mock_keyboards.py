@@ -1,0 +1,138 @@
+"""Inline keyboards of mock exams: letters, moves, the jump grid (paged), Finish, confirmations.
+
+Telegram allows at most 100 buttons in a keyboard and 8 in a row: the grid shows GRID_PAGE
+questions at a time, so the largest screen (12 letters, moves, a grid page, its pager, Finish)
+stays under 50 buttons whatever the exam's size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.bank.models import LETTERS
+from bot.mock.models import Exam
+from bot.telegram.views import mock_callbacks as cb
+from bot.telegram.views import mock_texts
+
+LETTER_ROW = 4
+GRID_ROW = 5
+GRID_PAGE = 20
+
+
+def _button(text: str, data: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=data)
+
+
+def grid_page_of(position: int) -> int:
+    """The grid page that holds a question."""
+    return position // GRID_PAGE
+
+
+def _grid_label(exam: Exam, q: int) -> str:
+    item = exam.items[q]
+    mark = "🚩" if item.flagged else ("✓" if item.answered else "")
+    label = f"{q + 1}{mark}"
+    return f"·{label}·" if q == exam.current else label
+
+
+def _key(text: str, data: str) -> dict[str, str]:
+    return {"text": text, "callback_data": data}
+
+
+def screen_markup(exam: Exam, page: int | None = None) -> dict[str, Any]:
+    """Letters (ticked when chosen), ◀ Prev · 🚩 Flag · Next ▶, a page of the grid, Finish.
+
+    As Bot API JSON, not PTB objects: a tap re-renders some 30 buttons, and building them as
+    objects (then parsing them back from the edited message) cost more than the rest of a tap.
+    """
+    pos = exam.current
+    item = exam.items[pos]
+    chosen = item.chosen_display
+    multiple = item.select_count > 1
+    letters = []
+    for d in range(len(item.order)):
+        on = d in chosen
+        data = cb.move(exam.id, pos, "r" if on and multiple else "a", d)
+        letters.append(_key(f"☑️ {LETTERS[d]}" if on else LETTERS[d], data))
+    rows = [letters[i : i + LETTER_ROW] for i in range(0, len(letters), LETTER_ROW)]
+    moves = []
+    if pos > 0:
+        moves.append(_key("◀ Prev", cb.move(exam.id, pos, "p")))
+    flag = ("🚩 Unflag", "u") if item.flagged else ("🚩 Flag", "f")
+    moves.append(_key(flag[0], cb.move(exam.id, pos, flag[1])))
+    if pos < exam.size - 1:
+        moves.append(_key("Next ▶", cb.move(exam.id, pos, "n")))
+    rows.append(moves)
+    pages = (exam.size + GRID_PAGE - 1) // GRID_PAGE
+    page = min(max(grid_page_of(pos) if page is None else page, 0), pages - 1)
+    first = page * GRID_PAGE
+    grid = [
+        _key(_grid_label(exam, q), cb.move(exam.id, pos, "g", q))
+        for q in range(first, min(first + GRID_PAGE, exam.size))
+    ]
+    rows += [grid[i : i + GRID_ROW] for i in range(0, len(grid), GRID_ROW)]
+    if pages > 1:
+        pager = []
+        if page > 0:
+            back = f"« {first - GRID_PAGE + 1}–{first}"
+            pager.append(_key(back, cb.move(exam.id, pos, "v", page - 1)))
+        if page < pages - 1:
+            ahead = f"{first + GRID_PAGE + 1}–{min(first + 2 * GRID_PAGE, exam.size)} »"
+            pager.append(_key(ahead, cb.move(exam.id, pos, "v", page + 1)))
+        rows.append(pager)
+    rows.append([_key("🏁 Finish", cb.move(exam.id, pos, "e"))])
+    return {"inline_keyboard": rows}
+
+
+def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
+    """Finish anyway, or back to the question."""
+    pos = exam.current
+    return InlineKeyboardMarkup(
+        [
+            [
+                _button("🏁 Finish now", cb.move(exam.id, pos, "y")),
+                _button("◀ Back to the exam", cb.move(exam.id, pos, "b")),
+            ]
+        ]
+    )
+
+
+def stop_keyboard(exam: Exam) -> InlineKeyboardMarkup:
+    """Abandon, or keep going."""
+    pos = exam.current
+    return InlineKeyboardMarkup(
+        [
+            [
+                _button("Yes, abandon it", cb.move(exam.id, pos, "x")),
+                _button("No, keep going", cb.move(exam.id, pos, "c")),
+            ]
+        ]
+    )
+
+
+def offer_keyboard(questions: int, minutes: int) -> InlineKeyboardMarkup:
+    """Start the shorter exam the bank can give."""
+    return InlineKeyboardMarkup(
+        [[_button(f"Start {questions} questions · {minutes} min", cb.offer(questions))]]
+    )
+
+
+def review_start_keyboard(exam_id: int, mistakes: int) -> InlineKeyboardMarkup | None:
+    """ "Review mistakes" under a result (none when every answer was right)."""
+    if not mistakes:
+        return None
+    return InlineKeyboardMarkup(
+        [[_button(mock_texts.MOCK_REVIEW_BUTTON.format(n=mistakes), cb.review(exam_id, 0))]]
+    )
+
+
+def review_keyboard(exam_id: int, index: int, total: int) -> InlineKeyboardMarkup | None:
+    """◀ ▶ between mistakes, edited in place."""
+    row = []
+    if index > 0:
+        row.append(_button("◀ Previous", cb.review(exam_id, index - 1, in_place=True)))
+    if index < total - 1:
+        row.append(_button("Next mistake ▶", cb.review(exam_id, index + 1, in_place=True)))
+    return InlineKeyboardMarkup([row]) if row else None

@@ -1,0 +1,63 @@
+"""`quizbot play --mock` and `quizbot stats`: the terminal on the same engine and database."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bot.cli import main
+from bot.commands.play_mock import play_mock
+from bot.practice.catalog import Catalog
+from tests import mock_bank
+
+
+async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> None:
+    catalog = Catalog({"mockbank": mock_bank.three_topics()})
+    db = tmp_path / "t.sqlite3"
+    # answer, next, flag, jump to 3, a wrong count, finish (asks), no, finish, yes
+    stdin = io.StringIO("A\nn\nf\ng 3\nABCD\nB\nfinish\nn\nfinish\ny\n")
+    out = io.StringIO()
+    assert await play_mock(catalog, db, None, False, stdin, out) == 0
+    text = out.getvalue()
+    assert "[Question 1/10 · 20 min left · answered 0/10]" in text
+    assert "[Question 2/10 · 20 min left · answered 1/10 🚩]" in text
+    assert "[Question 3/10" in text and "? letters to answer" in text
+    assert "Unanswered: 2, 4, 5, 6, 7, 8, 9, 10. Flagged: 2." in text
+    assert "Mock exam: " in text and "(pass mark 70%)" in text
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT status FROM mock_exams").fetchall() == [("finished",)]
+        assert conn.execute("SELECT COUNT(*) FROM answers").fetchone() == (2,)
+
+
+async def test_leaving_keeps_the_exam_and_play_mock_resumes_it(tmp_path: Path) -> None:
+    catalog = Catalog({"mockbank": mock_bank.three_topics()})
+    db = tmp_path / "t.sqlite3"
+    out = io.StringIO()
+    assert await play_mock(catalog, db, None, True, io.StringIO("n\nq\n"), out) == 0
+    assert "keeps running" in out.getvalue()
+    out = io.StringIO()
+    assert await play_mock(catalog, db, None, False, io.StringIO("stop\n"), out) == 0
+    assert "[Question 2/3" in out.getvalue() and "abandoned" in out.getvalue()
+
+
+def test_stats_command_prints_numbers_and_writes_the_chart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.sqlite3"
+    monkeypatch.setenv("QUIZBOT_DB", str(db))
+    monkeypatch.chdir(tmp_path)
+    assert main(["stats", "--user", "0"]) == 2  # no database yet
+    assert "no database" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "--mock", "--short"]) == 0  # starts an exam, then leaves it running
+    png = tmp_path / "c.png"
+    assert main(["stats", "--user", "0", "--png", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "Not enough evidence: 0 answers (40 more needed)" in text
+    assert "Mock 1 · " in text and "running" in text
+    with Image.open(png) as image:
+        assert image.size[0] == 1000
