@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -14,6 +15,10 @@ from bot.domain import zones
 # The bundled bank ships next to the package in a source checkout.
 BUNDLED_QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
 TOKEN_PATTERN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,64}$")
+# What Telegram accepts in X-Telegram-Bot-Api-Secret-Token.
+WEBHOOK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+# A local Bot API server (`telegram-bot-api --local`) may post over plain http on the machine.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class ConfigError(Exception):
@@ -31,6 +36,19 @@ def load_settings(**overrides: object) -> Settings:
             # Never include the input: it may be the token.
             problems.append(f"{name}: {err['msg'].removeprefix('Value error, ')}")
         raise ConfigError("invalid settings: " + "; ".join(problems)) from None
+
+
+def check_webhook_url(url: str) -> str:
+    """The URL if Telegram can post to it (https with a host), else ValueError in one line."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    local_http = parts.scheme == "http" and host in LOOPBACK_HOSTS
+    if (parts.scheme != "https" and not local_http) or not host:
+        raise ValueError(
+            f"webhook URL {url[:100]!r} must be https://host/path (Telegram posts only to https;"
+            " plain http only to a local Bot API server on 127.0.0.1)"
+        )
+    return url
 
 
 class Settings(BaseSettings):
@@ -71,6 +89,18 @@ class Settings(BaseSettings):
     # Groups
     group_answer_window_minutes: int = Field(
         default=10, ge=1, le=1440, validation_alias="QUIZBOT_GROUP_WINDOW_MINUTES"
+    )
+    group_quiz_cooldown_seconds: int = Field(
+        default=20, ge=0, le=3600, validation_alias="QUIZBOT_GROUP_QUIZ_COOLDOWN_SECONDS"
+    )
+    group_min_open_seconds: int = Field(
+        default=60, ge=0, le=3600, validation_alias="QUIZBOT_GROUP_MIN_OPEN_SECONDS"
+    )
+    # Flood control: each user (a channel: the chat) may send `flood_burst` updates at once,
+    # then `flood_per_minute` a minute; 0 turns it off.
+    flood_burst: int = Field(default=20, ge=0, le=10_000, validation_alias="QUIZBOT_FLOOD_BURST")
+    flood_per_minute: int = Field(
+        default=60, ge=1, le=60_000, validation_alias="QUIZBOT_FLOOD_PER_MINUTE"
     )
     # Webhook mode
     webhook_url: str | None = Field(default=None, validation_alias="QUIZBOT_WEBHOOK_URL")
@@ -118,6 +148,24 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"unknown timezone {value!r}: use an IANA name such as Europe/Berlin or UTC"
             )
+        return value
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _https_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        return check_webhook_url(value)
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        if not WEBHOOK_SECRET_PATTERN.match(value.get_secret_value()):
+            # Never echo the value: it is a secret.
+            raise ValueError("QUIZBOT_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ -")
         return value
 
     @field_validator("bot_api_url")

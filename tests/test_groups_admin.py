@@ -30,11 +30,14 @@ from tests.groups_support import (
     wrong_option,
 )
 
+# This test is about what a second /quiz does, not about the group's pace rules.
+NO_PACE = {"QUIZBOT_GROUP_QUIZ_COOLDOWN_SECONDS": 0, "QUIZBOT_GROUP_MIN_OPEN_SECONDS": 0}
+
 BANK = sample_bank.bank([sample_bank.question(f"q{i}", correct=(i % 3,)) for i in range(6)])
 
 
 async def test_leaderboard_orders_by_correct_then_who_got_there_first(tmp_path: Path) -> None:
-    async with running_bot(tmp_path, BANK) as h:
+    async with running_bot(tmp_path, BANK, **NO_PACE) as h:
         setup_admin(h)
         # Round 1: Bob right, Ann right (later), Cy wrong.
         m = await ask(h)
@@ -189,7 +192,7 @@ async def test_no_right_to_post_is_logged_not_raised(tmp_path: Path) -> None:
 
 
 async def test_supergroup_migration_moves_settings_and_history(tmp_path: Path) -> None:
-    async with running_bot(tmp_path, BANK) as h:
+    async with running_bot(tmp_path, BANK, **NO_PACE) as h:
         old = factories.group_chat(-5001, "Old group", type="group")
         new_id = -1005001
         h.api.set_member_status(-5001, ADMIN["id"], "administrator", ADMIN)

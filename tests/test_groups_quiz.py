@@ -30,6 +30,9 @@ from tests.groups_support import (
     wrong_option,
 )
 
+# This test is about what a second /quiz does, not about the group's pace rules.
+NO_PACE = {"QUIZBOT_GROUP_QUIZ_COOLDOWN_SECONDS": 0, "QUIZBOT_GROUP_MIN_OPEN_SECONDS": 0}
+
 SINGLES = [
     sample_bank.question("s1", correct=(1,)),
     sample_bank.question("s2", correct=(0,)),
@@ -161,7 +164,7 @@ async def test_reveal_command_is_for_admins(tmp_path: Path) -> None:
 
 
 async def test_next_quiz_reveals_the_previous_one_and_asks_a_new_question(tmp_path: Path) -> None:
-    async with running_bot(tmp_path, singles()) as h:
+    async with running_bot(tmp_path, singles(), **NO_PACE) as h:
         first = await ask(h)
         await tap(h, ANN, first, 0)
         second = await ask(h, by=BOB)

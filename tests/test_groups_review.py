@@ -34,6 +34,9 @@ from tests.groups_support import (
 )
 from tests.test_groups_channels import CHANNEL_ID, channel_command, make_admin
 
+# This test is about what a second /quiz does, not about the group's pace rules.
+NO_PACE = {"QUIZBOT_GROUP_QUIZ_COOLDOWN_SECONDS": 0, "QUIZBOT_GROUP_MIN_OPEN_SECONDS": 0}
+
 
 def arrival(h: Harness, monkeypatch: pytest.MonkeyPatch, method: str) -> asyncio.Event:
     """Set once the fake Telegram has handled a `method` call (before any held-back answer)."""
@@ -57,7 +60,7 @@ def answer_buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
 async def test_second_quiz_waits_for_the_first_question_and_reveals_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with running_bot(tmp_path) as h:
+    async with running_bot(tmp_path, **NO_PACE) as h:
         sent = arrival(h, monkeypatch, "sendMessage")
         h.api.set_delay("sendMessage", 0.3)  # the first question's message is slow to come
         quiz = "/quiz@quizbot_test_bot"

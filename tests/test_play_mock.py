@@ -12,6 +12,7 @@ from PIL import Image
 from bot.cli import main
 from bot.commands.play_mock import play_mock
 from bot.practice.catalog import Catalog
+from bot.practice.clock import FakeClock
 from tests import mock_bank
 
 
@@ -21,7 +22,8 @@ async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> No
     # answer, next, flag, jump to 3, a wrong count, finish (asks), no, finish, yes
     stdin = io.StringIO("A\nn\nf\ng 3\nABCD\nB\nfinish\nn\nfinish\ny\n")
     out = io.StringIO()
-    assert await play_mock(catalog, db, None, False, stdin, out) == 0
+    # A clock that stands still: on a loaded machine the wall clock can tick a minute away.
+    assert await play_mock(catalog, db, None, False, stdin, out, clock=FakeClock()) == 0
     text = out.getvalue()
     assert "[Question 1/10 · 20 min left · answered 0/10]" in text
     assert "[Question 2/10 · 20 min left · answered 1/10 🚩]" in text

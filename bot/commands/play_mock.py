@@ -16,6 +16,7 @@ from bot.mock.exam import shown_options
 from bot.mock.models import ExamKind
 from bot.mock.scoring import MockResult
 from bot.practice.catalog import Catalog
+from bot.practice.clock import Clock
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.practice.mock_service import MockService
 from bot.storage.db import Database
@@ -111,11 +112,17 @@ async def _apply(
 
 
 async def play_mock(
-    catalog: Catalog, db_path: Path, bank_id: str | None, short: bool, stdin: TextIO, out: TextIO
+    catalog: Catalog,
+    db_path: Path,
+    bank_id: str | None,
+    short: bool,
+    stdin: TextIO,
+    out: TextIO,
+    clock: Clock | None = None,
 ) -> int:
     """Resume or start the terminal learner's exam and run it to its end (or until `q`)."""
     async with Database(db_path) as db:
-        svc = MockService(db, catalog)
+        svc = MockService(db, catalog, clock=clock)
         user = TERMINAL_USER.id
         reply = await svc.resume(user)
         if reply.status is MockStatus.NONE:

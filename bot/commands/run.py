@@ -52,12 +52,12 @@ def load_catalog(settings: Settings) -> Catalog | None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the bot and block until it is stopped (SIGINT/SIGTERM)."""
     try:
-        settings = load_settings()
+        # --webhook goes through the same validation as QUIZBOT_WEBHOOK_URL.
+        overrides = {"webhook_url": args.webhook} if args.webhook else {}
+        settings = load_settings(**overrides)
         token = settings.require_token()
     except ConfigError as err:
         return fail(str(err))
-    if args.webhook:
-        settings = settings.model_copy(update={"webhook_url": args.webhook})
     setup_logging(settings.log_level, json_lines=settings.log_json, secrets=[token])
     catalog = load_catalog(settings)
     if catalog is None:

@@ -118,6 +118,21 @@ class GroupService:
         await self._set(chat_id, "answer_window_s", seconds)
         return seconds
 
+    async def choose_topic(self, chat_id: int, bank_id: str, topic: str | None) -> bool:
+        """Set the exam (bank) and topic (None: all) the chat's questions come from; False if
+        the bank has no such topic."""
+        bank = self.catalog.banks.get(bank_id)
+        if bank is None or (topic is not None and bank.meta.topic(topic) is None):
+            return False
+        now = self.clock.now()
+
+        def choose(conn: sqlite3.Connection) -> None:
+            gsql.set_setting(conn, chat_id, "bank_id", bank_id, now)
+            gsql.set_setting(conn, chat_id, "topic", topic, now)
+
+        await self.db.write(choose)
+        return True
+
     async def set_leaderboard(self, chat_id: int, on: bool) -> None:
         await self._set(chat_id, "leaderboard", int(on))
 

@@ -147,12 +147,22 @@ class PracticeService:
         return record, delivery, None
 
     async def answer(
-        self, delivery_id: int, learner: Learner, chat_id: int, chosen: frozenset[int]
+        self,
+        delivery_id: int,
+        learner: Learner,
+        chat_id: int,
+        chosen: frozenset[int],
+        *,
+        kind: Kind | None = None,
     ) -> AnswerOutcome:
-        """Grade and record a learner's choice; a second answer to one delivery is not counted."""
+        """Grade and record a learner's choice; a second answer to one delivery is not counted.
+
+        `kind` is the kind of question the button was made for: a single-answer button pressed
+        (forged) on a "select two" question is refused, never graded as a full answer.
+        """
         now = self.clock.now()
         return await self.db.write(
-            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now)
+            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now, kind)
         )
 
     def _record(
@@ -163,12 +173,15 @@ class PracticeService:
         chat_id: int,
         chosen: frozenset[int] | None,
         now: float,
+        kind: Kind | None = None,
     ) -> AnswerOutcome:
         """The answer transaction; chosen None means the options toggled so far (Submit)."""
         row, delivery, problem = self._check(conn, delivery_id, chat_id, now)
         if problem is not None or row is None or delivery is None:
             return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
         question = delivery.question
+        if kind is not None and kind is not question.kind:
+            return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
         if chosen is None:
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)
@@ -221,7 +234,9 @@ class PracticeService:
             _, delivery, problem = self._check(conn, delivery_id, chat_id, now)
             if problem is not None or delivery is None:
                 return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
-            if not 0 <= option < len(delivery.question.options):
+            question = delivery.question
+            if question.kind is not Kind.MULTIPLE or not 0 <= option < len(question.options):
+                # Toggles exist only on "select two" questions: a forged one is refused.
                 return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)
@@ -241,7 +256,7 @@ class PracticeService:
         """Submit the toggled options of a multiple-answer question (EMPTY if none)."""
         now = self.clock.now()
         return await self.db.write(
-            lambda c: self._record(c, delivery_id, learner, chat_id, None, now)
+            lambda c: self._record(c, delivery_id, learner, chat_id, None, now, Kind.MULTIPLE)
         )
 
     async def stats(self, user_id: int) -> Stats:

@@ -14,7 +14,7 @@ CHAT_FIELDS = (
     " migrated_to, tz"
 )
 # Settings a chat may change; the names come from this tuple only, never from input.
-SETTINGS = frozenset({"answer_window_s", "leaderboard", "poll_mode", "tz"})
+SETTINGS = frozenset({"answer_window_s", "leaderboard", "poll_mode", "tz", "bank_id", "topic"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,6 +87,12 @@ def upsert_subscription(
     if tz is None:
         raise ValueError(f"unknown timezone {timezone!r}")
     nxt = due.next_due(local_time, tz, now)
+    if conn.execute(
+        "SELECT 1 FROM push_log WHERE chat_id = ? AND local_date = ?", (chat_id, nxt.local_date)
+    ).fetchone():
+        # Today's push already went out (one per chat and day): the next one is tomorrow's,
+        # and that is what the subscriber must be told.
+        nxt = due.next_due(local_time, tz, nxt.at + 1)
     conn.execute(
         "INSERT INTO subscriptions (chat_id, user_id, kind, local_time, timezone, active,"
         " next_local_date, next_due_at, created_at, updated_at)"

@@ -17,6 +17,7 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
+from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.groups import GroupService
 from bot.practice.mock_service import MockService
@@ -29,7 +30,9 @@ from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
 from bot.telegram.outbound import group_rounds
+from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.push_courier import TelegramCourier
+from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
 
 log = logging.getLogger(__name__)
@@ -126,6 +129,13 @@ def build_application(
             readiness=ReadinessService(
                 db, catalog, clock=clock, default_timezone=settings.default_timezone
             ),
+            guards=ChatGuards(
+                db,
+                clock=clock,
+                cooldown_s=settings.group_quiz_cooldown_seconds,
+                min_open_s=settings.group_min_open_seconds,
+            ),
+            flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
         )
         app.bot_data.services = services
         # Daily push: crash recovery first, then the JobQueue wakes the runner.
@@ -160,6 +170,7 @@ def build_application(
             while own_push_request:  # after the push stopped: nothing sends through it now
                 await own_push_request.pop().shutdown()
             reload.remove_sighup()
+            await cancel_retries()
             await status.mark_stopped(app, services)
             await services.db.close()
 
@@ -187,8 +198,8 @@ def build_application(
     if not with_updater:
         builder = builder.updater(None)
     app: QuizApp = builder.build()
-    for handler in routes.early_handlers():
-        app.add_handler(handler, group=-1)
+    for group, handler in routes.early_handlers():
+        app.add_handler(handler, group=group)
     for handler in routes.handlers():
         app.add_handler(handler)
     app.add_error_handler(on_error)

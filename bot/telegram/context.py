@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
+from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock
 from bot.practice.groups import GroupService
 from bot.practice.mock_service import MockService
@@ -17,6 +18,7 @@ from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
 from bot.storage.db import Database
 from bot.telegram.alerts import AdminAlerts
+from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.throttle import EditThrottle
 
 
@@ -35,6 +37,8 @@ class Services:
     throttle: EditThrottle  # live-count edits per group
     mock: MockService
     readiness: ReadinessService
+    guards: ChatGuards  # one result per button, group /quiz pace, /reset
+    flood: FloodGate = field(default_factory=lambda: FloodGate(0, 60))  # per-sender updates
 
 
 @dataclass

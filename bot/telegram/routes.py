@@ -22,10 +22,12 @@ from bot.telegram.handlers import (
     answers,
     commands,
     daily,
+    gates,
     group_admin,
     group_answers,
     group_daily,
     group_quiz,
+    group_topics,
     membership,
     mock,
     mock_buttons,
@@ -72,6 +74,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("window", group_admin.window, filters=GROUPS_AND_CHANNELS),
         CommandHandler("quizpoll", group_admin.quizpoll, filters=GROUPS_AND_CHANNELS),
         CommandHandler("daily", group_daily.daily, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("topics", group_topics.topics, filters=GROUPS_AND_CHANNELS),
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
@@ -93,11 +96,17 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
     ]
 
 
-def early_handlers() -> list[BaseHandler[Any, Any, Any]]:
-    """Group -1: run on every update before the handlers above, never instead of them."""
+def early_handlers() -> list[tuple[int, BaseHandler[Any, Any, Any]]]:
+    """(group, handler) run on every update before the handlers above, each in its own group
+    (a group runs only its first matching handler): the update tracker sees every update,
+    then flood control and the button permissions may stop one before any work is done."""
     # Blocking on purpose: a non-blocking handler is a task the app must be running to await,
-    # and this one only touches memory (the database at most every few seconds).
-    return [TypeHandler(Update, ops.track_update)]
+    # and these only touch memory (the database at most every few seconds).
+    return [
+        (-3, TypeHandler(Update, ops.track_update)),
+        (-2, TypeHandler(Update, gates.flood_gate)),
+        (-1, CallbackQueryHandler(gates.button_gate)),
+    ]
 
 
 PRIVATE_COMMANDS = [
@@ -117,5 +126,6 @@ GROUP_COMMANDS = [
     ("window", "How long questions stay open (admins)"),
     ("quizpoll", "Telegram quiz polls on or off (admins)"),
     ("daily", "Daily group question (admins)"),
+    ("topics", "Exam and topic of this chat's questions (admins)"),
     ("help", "How it works"),
 ]

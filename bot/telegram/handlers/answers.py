@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from telegram import CallbackQuery, Update
+from telegram.error import TelegramError
 
+from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
+from bot.practice.chat_guards import EXPLAIN, NEXT
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers import group_answers
+from bot.telegram.handlers import group_answers, group_topics
 from bot.telegram.handlers.common import (
     REFUSALS,
     is_private,
@@ -57,7 +60,11 @@ async def on_answer(update: Update, context: QuizContext) -> None:
         return await group_answers.on_answer(press, context)
     delivery_id, option = press.numbers
     outcome = await context.services.practice.answer(
-        delivery_id, learner(press.query.from_user), press.message.chat_id, frozenset({option})
+        delivery_id,
+        learner(press.query.from_user),
+        press.message.chat_id,
+        frozenset({option}),
+        kind=Kind.SINGLE,
     )
     if outcome.status in REFUSALS:
         await _refuse(press.query, REFUSALS[outcome.status])
@@ -119,8 +126,19 @@ async def on_next(update: Update, context: QuizContext) -> None:
     """ "Next question"."""
     if (press := await pressed(update, callbacks.NEXT)) is None:
         return
+    guards = context.services.guards
+    (delivery_id,) = press.numbers
+    # One new question per button, however many taps (or replays) reach us.
+    claimed = await guards.claim_button(press.message.chat_id, delivery_id, NEXT)
+    if not claimed:
+        await press.query.answer(texts.CB_UNKNOWN if claimed is None else texts.CB_NEXT_USED)
+        return
     await press.query.answer()
-    await send_next_question(context, press.message.chat_id, press.query.from_user)
+    try:
+        await send_next_question(context, press.message.chat_id, press.query.from_user)
+    except TelegramError:
+        await guards.release_button(delivery_id, NEXT)  # nothing was sent: may be tapped again
+        raise
 
 
 async def on_explain(update: Update, context: QuizContext) -> None:
@@ -131,6 +149,9 @@ async def on_explain(update: Update, context: QuizContext) -> None:
     delivery = await context.services.practice.delivery(press.numbers[0])
     if delivery is None or delivery.chat_id != message.chat_id:
         await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
+        return
+    if not await context.services.guards.claim_button(message.chat_id, delivery.id, EXPLAIN):
+        await query.answer(texts.CB_EXPLAIN_USED)
         return
     await query.answer()
     bank = context.services.catalog.bank(delivery.bank_id)
@@ -153,6 +174,8 @@ async def on_topic(update: Update, context: QuizContext) -> None:
     if m is None or message is None:
         await _refuse(query)
         return
+    if not is_private(message.chat):
+        return await group_topics.on_topic(query, message, m.group(1), context)
     services = context.services
     prefs = await services.practice.prefs(query.from_user.id)
     bank = services.catalog.bank(prefs.bank_id)
@@ -187,6 +210,8 @@ async def on_bank(update: Update, context: QuizContext) -> None:
     if bank is None or message is None:
         await _refuse(query, texts.BANK_GONE)
         return
+    if not is_private(message.chat):
+        return await group_topics.on_bank(query, message, bank.id, context)
     await services.practice.choose_topic(query.from_user.id, bank.id, None)
     await query.answer(clip(f"Now practising: {bank.meta.title}"))
     others = [b for b in services.catalog.banks.values() if b.id != bank.id]

@@ -33,10 +33,18 @@ async def is_admin(update: Update, context: QuizContext) -> bool:
     user = update.effective_user
     if user is None:
         return False
+    return await is_member_admin(context, chat.id, user.id)
+
+
+async def is_member_admin(context: QuizContext, chat_id: int, user_id: int) -> bool:
+    """Whether Telegram says this user is the chat's creator or an administrator.
+
+    A button press must ask even in a channel: any reader can press a button there.
+    """
     try:
-        member = await context.bot.get_chat_member(chat.id, user.id)
+        member = await context.bot.get_chat_member(chat_id, user_id)
     except TelegramError as err:
-        log.info("chat %s: admin check for %s failed: %s", chat.id, user.id, err)
+        log.info("chat %s: admin check for %s failed: %s", chat_id, user_id, err)
         return False
     return member.status in ADMIN_STATUSES
 

@@ -79,13 +79,18 @@ async def send_question(context: QuizContext, delivery: Delivery) -> Message:
     """Send a delivery's question with its answer buttons and remember the message id."""
     services = context.services
     bank = services.catalog.bank(delivery.bank_id)
+
+    async def attach(message: Message) -> None:
+        await services.practice.attach_message(delivery.id, message.message_id)
+
     message = await send_html(
         context.bot,
         delivery.chat_id,
         render.question_text(bank, delivery.question),
         keyboards.question_keyboard(delivery.id, delivery.question),
+        then=attach,  # a send retried in the background after a 429 attaches it too
     )
-    await services.practice.attach_message(delivery.id, message.message_id)
+    await attach(message)
     return message
 
 

@@ -9,6 +9,7 @@ from telegram.error import TelegramError
 
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
+from bot.telegram.outbound.send import Deferred
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,10 @@ async def on_error(update: object, context: QuizContext) -> None:
     """Log what went wrong; never let a handler error take the bot down."""
     err = context.error
     where = describe(update)
+    if isinstance(err, Deferred):
+        # Flood control on a reply: it is retried in the background, or dropped (logged there).
+        log.info("%s: %s", where, err)
+        return
     failure = sort_error(err) if isinstance(err, TelegramError) else None
     if failure is Failure.NOT_MODIFIED:
         return

@@ -62,8 +62,12 @@ async def window(update: Update, context: QuizContext) -> None:
         return
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
-    seconds = await context.services.groups.set_window(chat_id, int(args[0]))
-    await reply(update, context, texts.WINDOW_SET.format(minutes=seconds // 60))
+    asked = int(args[0])
+    seconds = await context.services.groups.set_window(chat_id, asked)
+    text = texts.WINDOW_SET.format(minutes=seconds // 60)
+    if seconds != asked * 60:
+        text += texts.WINDOW_CLAMPED.format(asked=asked)
+    await reply(update, context, text + texts.WINDOW_FROM_NEXT)
 
 
 async def quizpoll(update: Update, context: QuizContext) -> None:

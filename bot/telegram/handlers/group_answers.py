@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from telegram import CallbackQuery, Update
 
+from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import REFUSALS, Press, learner
@@ -31,7 +32,11 @@ async def on_answer(press: Press, context: QuizContext) -> None:
     """A member taps a letter of a single-answer group question."""
     delivery_id, option = press.numbers
     outcome = await context.services.practice.answer(
-        delivery_id, learner(press.query.from_user), press.message.chat_id, frozenset({option})
+        delivery_id,
+        learner(press.query.from_user),
+        press.message.chat_id,
+        frozenset({option}),
+        kind=Kind.SINGLE,
     )
     await _verdict(press.query, context, outcome)
 

@@ -3,6 +3,7 @@ reveal's deep link. The rounds themselves are in bot/telegram/outbound/group_rou
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -27,8 +28,35 @@ async def quiz(update: Update, context: QuizContext) -> None:
         return
     services = context.services
     await services.groups.register(chat.id, chat.type, chat.title)
+    if not await _may_post(update, context, chat.id):
+        return
     job_queue: JobQueue[Any] | None = context.job_queue
     await post_question(context.bot, services, job_queue, chat.id)
+
+
+# The last question each chat was told "wait" about: one notice per question, not per /quiz.
+_told: dict[int, int] = {}
+
+
+async def _may_post(update: Update, context: QuizContext, chat_id: int) -> bool:
+    """A group's pace: a cooldown after each question, and a minimum open time before a
+    non-admin's /quiz may close the open one. A refused /quiz gets one polite notice."""
+    guards = context.services.guards
+    pace = await guards.quiz_pace(chat_id, admin=False)
+    if pace.wait_s > 0 and pace.open_question and await is_admin(update, context):
+        pace = await guards.quiz_pace(chat_id, admin=True)  # admins may skip the open time
+    if pace.wait_s <= 0:
+        return True
+    last = await guards.last_question_id(chat_id)
+    if _told.get(chat_id) == last:
+        return False
+    _told[chat_id] = last
+    seconds = max(1, math.ceil(pace.wait_s))
+    text = (texts.GROUP_QUIZ_TOO_SOON if pace.open_question else texts.GROUP_QUIZ_COOLDOWN).format(
+        seconds=seconds
+    )
+    await guarded(context.services, chat_id, lambda cid: send_html(context.bot, cid, text))
+    return False
 
 
 async def reveal_command(update: Update, context: QuizContext) -> None:

@@ -24,7 +24,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.outbound.guarded import guarded
-from bot.telegram.outbound.send import edit_or_send, send_html
+from bot.telegram.outbound.send import Deferred, edit_or_send, send_html
 from bot.telegram.views import group_render, keyboards, texts
 
 log = logging.getLogger(__name__)
@@ -151,20 +151,28 @@ async def _post_question(
     if delivery is None:
         await guarded(services, chat_id, lambda cid: send_html(bot, cid, texts.GROUP_NO_QUESTIONS))
         return None
-    message = await guarded(
-        services,
-        chat_id,
-        lambda cid: send_group_question(
-            bot, services.catalog, services.groups, cid, delivery, settings
-        ),
-    )
-    if message is not None and message.poll is None:
-        await services.practice.attach_message(delivery.id, message.message_id)
+
+    async def posted(message: Message) -> None:
+        if message.poll is None:
+            await services.practice.attach_message(delivery.id, message.message_id)
+        services.throttle.note(message.chat_id, services.clock.now())
+        schedule_close(job_queue, delivery.id, settings.window_s)
+
+    try:
+        message = await guarded(
+            services,
+            chat_id,
+            lambda cid: send_group_question(
+                bot, services.catalog, services.groups, cid, delivery, settings
+            ),
+            then=posted,
+        )
+    except Deferred:
+        return delivery  # flood control: posted by the background retry (or dropped)
     if message is None:
         await groups.discard(delivery.id)
         return None
-    services.throttle.note(message.chat_id, services.clock.now())
-    schedule_close(job_queue, delivery.id, settings.window_s)
+    await posted(message)
     return delivery
 
 
@@ -189,6 +197,8 @@ async def reveal(
     services.throttle.note(found.delivery.chat_id, services.clock.now())
     try:
         await _show_reveal(bot, services, found)
+    except Deferred:
+        return True  # flood control: the background retry shows it
     except BadRequest:
         # Not a passing failure (guarded and edit_or_send already handled "no rights" and
         # "can't be edited"): trying again would fail the same way, so it stays revealed.

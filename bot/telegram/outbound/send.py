@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from telegram import InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, RetryAfter
+from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
@@ -18,22 +18,96 @@ from bot.telegram.views.html_split import split_html
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# A learner waiting on a reply is worth a short wait; a longer flood ban is not worth holding
-# the handler for, and the error handler logs it.
+# A reply that met flood control (429) is sent again after Telegram's retry_after by a
+# background task, never by sleeping in the handler: a handler holds one of the application's
+# update slots, and one chat's ban would otherwise stall every other chat's updates. A longer
+# ban makes the reply stale (the learner has moved on): it is dropped with a log line.
 MAX_INTERACTIVE_WAIT_S = 10.0
+MAX_TRIES = 3  # the first try and two background retries
+MAX_PENDING_PER_CHAT = 4  # queued retries per chat; more are dropped (a flood's replies)
+
+Then = Callable[[Any], Awaitable[object]]
+_pending: dict[int, set[asyncio.Task[None]]] = {}
+_sleep = asyncio.sleep  # tests replace it to run a retry at once
 
 
-async def with_retry(call: Callable[[], Awaitable[T]]) -> T:
-    """Run a Bot API call; on 429 wait the retry_after given (if short) and try once more."""
+class Deferred(Exception):
+    """A call met flood control: it is retried in the background, or was dropped as stale."""
+
+
+async def with_retry(
+    call: Callable[[], Awaitable[T]], *, chat_id: int = 0, then: Then | None = None
+) -> T:
+    """Run a Bot API call; on 429 retry it in the background after retry_after and raise
+    Deferred. `then` gets the result of a background retry (the caller handles its own).
+
+    A wait too long to be worth it (or too many retries queued for the chat) re-raises the
+    RetryAfter: the caller decides (a reveal is retried by the next sweep; a reply is dropped
+    and the error handler logs it).
+    """
     try:
         return await call()
     except RetryAfter as err:
-        wait = retry_seconds(err)
-        if wait > MAX_INTERACTIVE_WAIT_S:
+        if not _retry_later(call, retry_seconds(err), chat_id, then, tries=1):
             raise
-        log.info("flood control: waiting %.1f s before retrying", wait)
-        await asyncio.sleep(wait)
-        return await call()
+        raise Deferred(f"chat {chat_id}: flood control for {retry_seconds(err):g} s") from err
+
+
+def _retry_later(
+    call: Callable[[], Awaitable[Any]], wait: float, chat_id: int, then: Then | None, tries: int
+) -> bool:
+    """Schedule a retry in `wait` seconds; False (and a log line) when it would be stale."""
+    pending = _pending.setdefault(chat_id, set())
+    if wait > MAX_INTERACTIVE_WAIT_S or tries >= MAX_TRIES or len(pending) >= MAX_PENDING_PER_CHAT:
+        log.warning(
+            "flood control in chat %s (retry after %g s, try %d, %d queued): reply dropped",
+            chat_id, wait, tries, len(pending),
+        )  # fmt: skip
+        if not pending:
+            del _pending[chat_id]
+        return False
+    task = asyncio.create_task(_later(call, wait, chat_id, then, tries))
+    pending.add(task)
+
+    def done(t: asyncio.Task[None]) -> None:
+        pending.discard(t)
+        if not pending and _pending.get(chat_id) is pending:
+            del _pending[chat_id]
+
+    task.add_done_callback(done)
+    return True
+
+
+async def _later(
+    call: Callable[[], Awaitable[Any]], wait: float, chat_id: int, then: Then | None, tries: int
+) -> None:
+    await _sleep(wait)
+    try:
+        result = await call()
+    except RetryAfter as err:
+        _retry_later(call, retry_seconds(err), chat_id, then, tries + 1)
+        return
+    except TelegramError as err:
+        log.info("chat %s: delayed reply failed: %s", chat_id, err)
+        return
+    if then is not None:
+        try:
+            await then(result)
+        except Exception:
+            log.exception("chat %s: after a delayed reply", chat_id)
+
+
+def pending_retries() -> int:
+    """Replies waiting in the background for their retry."""
+    return sum(len(tasks) for tasks in _pending.values())
+
+
+async def cancel_retries() -> None:
+    """At shutdown: drop the replies still waiting (each would be stale after a restart)."""
+    tasks = [t for tasks in _pending.values() for t in tasks]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def send_html(
@@ -43,9 +117,10 @@ async def send_html(
     markup: InlineKeyboardMarkup | None = None,
     *,
     reply_to: int | None = None,
+    then: Then | None = None,
 ) -> Message:
     """Send HTML text, split to fit; the keyboard goes under the last part. Returns the last."""
-    return await send_parts(bot, chat_id, split_html(text), markup, reply_to=reply_to)
+    return await send_parts(bot, chat_id, split_html(text), markup, reply_to=reply_to, then=then)
 
 
 async def send_parts(
@@ -55,23 +130,31 @@ async def send_parts(
     markup: InlineKeyboardMarkup | None = None,
     *,
     reply_to: int | None = None,
+    then: Then | None = None,
 ) -> Message:
-    """Send already split HTML parts in order; the keyboard goes under the last one."""
-    message: Message | None = None
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        message = await with_retry(
-            lambda part=part, last=last, first=(i == 0): bot.send_message(  # type: ignore[misc]
+    """Send already split HTML parts in order; the keyboard goes under the last one.
+
+    After a 429 the background retry continues with the parts not yet sent.
+    """
+    sent = 0
+
+    async def rest() -> Message:
+        nonlocal sent
+        message: Message | None = None
+        for i in range(sent, len(parts)):
+            message = await bot.send_message(
                 chat_id,
-                part,
+                parts[i],
                 parse_mode=ParseMode.HTML,
-                reply_markup=markup if last else None,
-                reply_to_message_id=reply_to if first else None,
+                reply_markup=markup if i == len(parts) - 1 else None,
+                reply_to_message_id=reply_to if i == 0 else None,
                 allow_sending_without_reply=True,
             )
-        )
-    assert message is not None
-    return message
+            sent = i + 1
+        assert message is not None
+        return message
+
+    return await with_retry(rest, chat_id=chat_id, then=then)
 
 
 async def edit_or_send(
@@ -95,7 +178,8 @@ async def edit_or_send(
                 message_id=message_id,
                 parse_mode=ParseMode.HTML,
                 reply_markup=markup if len(parts) == 1 else None,
-            )
+            ),
+            chat_id=chat_id,
         )
     except BadRequest as err:
         failure = sort_error(err)
@@ -120,7 +204,8 @@ async def edit_markup(
         await with_retry(
             lambda: bot.edit_message_reply_markup(
                 chat_id=chat_id, message_id=message_id, reply_markup=markup
-            )
+            ),
+            chat_id=chat_id,
         )
     except BadRequest as err:
         if sort_error(err) not in (Failure.NOT_MODIFIED, Failure.CANNOT_EDIT):

@@ -2,7 +2,9 @@
 
 `a:<delivery>:<option>` answer · `t:<delivery>:<option>` toggle (multiple answer) ·
 `s:<delivery>` submit · `n:<delivery>` next question · `x:<delivery>` all options explained ·
-`tp:<topic>` choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam).
+`tp:<topic>` choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) ·
+`dl:<HHMM>|off` daily time · `rs:<bank>` confirm /reset of that bank (`rs:-` cancels).
+Who may press which is in bot/telegram/handlers/permissions.py.
 """
 
 from __future__ import annotations
@@ -61,3 +63,12 @@ def daily(hhmm: str | None) -> str:
 
 def bank(bank_id: str) -> str:
     return _checked(f"bk:{bank_id}")
+
+
+RESET = re.compile(r"^rs:([a-z0-9][a-z0-9._-]{0,47}|-)$")
+RESET_CANCEL = "-"
+
+
+def reset(bank_id: str | None) -> str:
+    """Confirm /reset of a bank's history, or cancel it (None)."""
+    return _checked(f"rs:{bank_id or RESET_CANCEL}")

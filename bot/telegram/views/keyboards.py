@@ -79,9 +79,10 @@ def topics_keyboard(
     def label(name: str, on: bool) -> str:
         return f"• {name} •" if on else name
 
+    # Topics without a question would answer "no questions": they are left out.
     buttons = [
         [InlineKeyboardButton(label(t.name, t.id == current), callback_data=callbacks.topic(t.id))]
-        for t in bank.meta.topics
+        for t in bank.topics_with_questions()
     ]
     buttons.append(
         [

@@ -60,6 +60,17 @@ CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another 
 CB_CLOSED = "This question is closed: answers are no longer taken."
 CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
 CB_PICK_FIRST = "Select exactly {count} options, then tap Submit."
+CB_PRIVATE_ONLY = "This button works in a private chat with me."
+CB_ADMINS_ONLY = "Sorry, only the chat's admins can use this button."
+CB_NEXT_USED = "You already moved on from this question: your next one is below."
+CB_EXPLAIN_USED = "All options are explained just below this question already."
+
+# Flood control
+SLOW_DOWN = (
+    "⏳ Slow down a little, please: I am skipping messages that come faster than one a "
+    "second. Wait a few seconds and try again."
+)
+SLOW_DOWN_CB = "⏳ Slow down a little: wait a few seconds, then tap again."
 
 # Daily question (/daily) and operators (/admin)
 DAILY_HEADER = "📅 <b>Your daily question</b>\n\n"
@@ -130,9 +141,22 @@ LEADERBOARD_OFF = "The leaderboard is turned off in this group."
 LEADERBOARD_SET = "Leaderboard turned <b>{state}</b>."
 LEADERBOARD_USAGE = "Use /leaderboard, or (admins) /leaderboard off | on."
 WINDOW_SET = "Questions now stay open for <b>{minutes} min</b>."
+WINDOW_CLAMPED = " ({asked} min is outside 1 min to 1440 min, so I used the nearest limit.)"
+WINDOW_FROM_NEXT = " This applies from the next question; an open one keeps its time."
 WINDOW_USAGE = "Use /window &lt;minutes&gt;, for example /window 10."
 POLL_MODE_SET = "Questions are now posted as {mode}."
 POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answer buttons)."
 GROUP_DAILY_USAGE = "Use /daily HH:MM Zone, for example /daily 08:00 Europe/Paris, or /daily off."
 GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
 GROUP_DAILY_OFF = "The daily question is turned off."
+GROUP_QUIZ_TOO_SOON = (
+    "⏳ The current question has just been asked: give everyone a moment. /quiz posts the next "
+    "one in {seconds} s (admins can /reveal it now)."
+)
+GROUP_QUIZ_COOLDOWN = "⏳ One question at a time: the next /quiz can post in {seconds} s."
+GROUP_TOPICS_ADMINS = (
+    "Only the group's admins choose the exam and topic here. For your own practice, message "
+    "me privately and send /topics."
+)
+GROUP_CHOOSE_TOPIC = "<b>{bank}</b>\nChoose the topic this chat's questions come from:"
+GROUP_TOPIC_SET = "Questions here now come from <b>{topic}</b> ({bank}). Send /quiz for one."

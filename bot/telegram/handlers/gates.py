@@ -1,0 +1,77 @@
+"""Gates every update passes before its handler: flood control, then who may press what.
+
+Both stop an update with ApplicationHandlerStop, so no handler does any work for it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import ApplicationHandlerStop
+
+from bot.telegram.context import QuizContext
+from bot.telegram.handlers.permissions import refusal
+from bot.telegram.outbound.flood import Verdict
+from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.send import Deferred, send_html
+from bot.telegram.views import texts
+
+log = logging.getLogger(__name__)
+
+
+def _sender(update: Update) -> int | None:
+    """Whose bucket an update takes from: its user, else (a channel post) its chat."""
+    if update.callback_query is not None:
+        return update.callback_query.from_user.id
+    if update.effective_message is None:
+        return None  # membership changes, poll answers: Telegram's, not a sender's, pace
+    if update.effective_user is not None:
+        return update.effective_user.id
+    return update.effective_chat.id if update.effective_chat is not None else None
+
+
+async def flood_gate(update: Update, context: QuizContext) -> None:
+    """Drop updates from a sender over the flood limit; tell them once to slow down."""
+    key = _sender(update)
+    if key is None:
+        return
+    services = context.services
+    verdict = services.flood.check(key, services.clock.now())
+    if verdict is Verdict.PASS:
+        return
+    if verdict is Verdict.WARN:
+        log.info("flood control: updates from %s dropped until they slow down", key)
+        try:
+            await _slow_down(update, context)
+        except (Deferred, TelegramError) as err:
+            # The notice met flood control too (it may follow in the background): the update
+            # is dropped all the same, so an error here must not let it through to a handler.
+            log.info("flood control: notice to %s not sent now: %s", key, err)
+    raise ApplicationHandlerStop
+
+
+async def _slow_down(update: Update, context: QuizContext) -> None:
+    query, chat = update.callback_query, update.effective_chat
+    if query is not None:
+        await query.answer(texts.SLOW_DOWN_CB)
+    elif chat is not None:
+        await guarded(
+            context.services, chat.id, lambda cid: send_html(context.bot, cid, texts.SLOW_DOWN)
+        )
+
+
+async def button_gate(update: Update, context: QuizContext) -> None:
+    """A press its chat does not allow this user is answered politely and goes no further."""
+    query = update.callback_query
+    if query is None:
+        return
+    why = await refusal(query, context)
+    if why is None:
+        return
+    try:
+        await query.answer(why)
+    except TelegramError as err:
+        log.info("refused press not answered: %s", err)  # refused all the same
+    raise ApplicationHandlerStop
