@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -31,8 +32,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def hold_sighup() -> None:
+    """SIGHUP means "reload the banks" to the bot; until the bot installs that handler, the
+    default action (terminate) would kill a starting bot, e.g. a `systemctl reload` right
+    after a start. So it is caught from the very first moment and ignored until then."""
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, lambda signum, frame: None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quizbot` console script."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:
+        hold_sighup()  # before the imports below, which take most of the start-up second
     args = build_parser().parse_args(argv)
     code: int = args.func(args)
     return code

@@ -181,8 +181,11 @@ async def test_restart_resends_rows_cut_off_while_sending(h: Harness) -> None:
     await push.db.write(lambda c: push_log.materialize_due(c, now, 7200, 10))
     claims = await push.db.write(lambda c: push_log.claim(c, now, 10, push._pick))
     assert len(claims) == 1 and log_states(h) == {81: "sending"}
-    # kill -9 here; the next start puts the row back and sends the same delivery.
+    # kill -9 here; the next start puts the row back (after the first backoff step) and
+    # sends the same delivery.
     assert await push.start() == 1
+    assert await push.run_once() == 0
+    h.clock.advance(push_retry.BACKOFF_S[0])
     assert await push.run_once() == 1
     assert rows(h.db_path, "SELECT state, attempts, delivery_id FROM push_log") == [
         ("sent", 2, claims[0].delivery_id)
@@ -206,15 +209,17 @@ async def test_blocked_subscriber_becomes_inactive(h: Harness) -> None:
     assert h.api.count("sendMessage", chat_id=91) == 1  # not tried again
 
 
-async def test_flood_control_waits_retry_after_then_sends(h: Harness) -> None:
+async def test_flood_control_retries_the_chat_after_retry_after(h: Harness) -> None:
     push = push_of(h)
     await push.subscribe(101, "06:01", "UTC", user_id=101)
     h.api.rate_limit(retry_after=7, times=2, method="sendMessage")
     h.clock.advance(120)
+    for _ in range(2):  # each 429 puts the chat back for exactly Telegram's retry_after
+        assert await push.run_once() == 0
+        ((state, wait),) = rows(h.db_path, "SELECT state, not_before - finished_at FROM push_log")
+        assert state == "pending" and wait == pytest.approx(7.0)
+        h.clock.advance(7)
     assert await push.run_once() == 1
-    sleeps = push.sleep
-    assert isinstance(sleeps, Sleeps)
-    assert sleeps.calls[:2] == [7.0, 7.0]
     assert h.api.send_counts[101] == 1
     assert h.api.count("sendMessage", chat_id=101) == 3
 

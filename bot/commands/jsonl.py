@@ -28,7 +28,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock, SystemClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.db import Database, DatabaseBusy
 
 log = logging.getLogger(__name__)
 
@@ -312,6 +312,8 @@ async def serve(session: JsonlSession, stdin: TextIO, out: TextIO) -> int:
             return 0
         try:
             reply = await session.handle(line)
+        except DatabaseBusy:
+            reply = error("the database is busy (another process holds its write lock); try again")
         except Exception as err:  # a bug or a broken database: say so, keep serving
             log.exception("request failed: %s", line.strip()[:200])
             reply = error(f"internal error: {err}")

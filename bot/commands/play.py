@@ -16,7 +16,7 @@ from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.db import Database, DatabaseUnavailable
 
 TERMINAL_USER = Learner(id=0, first_name="terminal")
 WIDTH = 88
@@ -83,23 +83,27 @@ def cmd_play(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
-    if args.jsonl:
-        if args.topic is not None or args.count or args.mock:
-            return fail("--topic, -n and --mock are for the terminal; in --jsonl send requests")
-        from bot.commands.jsonl import run_jsonl
-
-        return run_jsonl(catalog, db_path, args.bank, args.seed, args.clock)
-    if args.seed is not None or args.clock is not None:
+    if args.jsonl and (args.topic is not None or args.count or args.mock):
+        return fail("--topic, -n and --mock are for the terminal; in --jsonl send requests")
+    if not args.jsonl and (args.seed is not None or args.clock is not None):
         return fail("--seed and --clock go with --jsonl")
-    if args.mock:
-        from bot.commands.play_mock import play_mock
+    try:
+        if args.jsonl:
+            from bot.commands.jsonl import run_jsonl
 
+            return run_jsonl(catalog, db_path, args.bank, args.seed, args.clock)
+        if args.mock:
+            from bot.commands.play_mock import play_mock
+
+            return asyncio.run(
+                play_mock(catalog, db_path, args.bank, args.short, sys.stdin, sys.stdout)
+            )
         return asyncio.run(
-            play_mock(catalog, db_path, args.bank, args.short, sys.stdin, sys.stdout)
+            play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
         )
-    return asyncio.run(
-        play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
-    )
+    except DatabaseUnavailable as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
 
 
 def wrap(text: str, first: str = "", rest: str = "") -> str:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
-import sqlite3
 import sys
 
 from bot.bank.loader import load_banks
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
 from bot.practice.catalog import Catalog
-from bot.storage.db import Database
-from bot.storage.migrations import pending
+from bot.storage.db import DatabaseUnavailable, prepare
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,14 +56,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         return fail(str(err))
     setup_logging(settings.log_level, json_lines=settings.log_json, secrets=[token])
+    try:
+        # Before any network call: a database that cannot be used stops the start at once,
+        # with one line, and a supervisor's restart-on-failure sees the exit code.
+        prepare(settings.db)
+    except DatabaseUnavailable as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
+    from bot.telegram.app import build_application, run  # keeps `validate` & co. light
+    from bot.telegram.startup import StartupFailed, preflight
+
+    try:
+        preflight(settings)  # token and BOT_API_URL, retried through a passing hiccup
+    except StartupFailed as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
     catalog = load_catalog(settings)
     if catalog is None:
         return 1
-    from bot.telegram.app import build_application, run  # keeps `validate` & co. light
 
     app = build_application(settings, catalog)
     try:
         run(app, settings)
+    except DatabaseUnavailable as err:  # broken between the check above and the start
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
     except Exception as err:
         # Through the logger, not a bare traceback: PTB's InvalidToken message quotes the token
         # and only the log handler redacts it.
@@ -85,15 +99,10 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         return fail(str(err))
 
     try:
-        todo = pending(settings.db)
-    except sqlite3.Error as err:
-        return fail(f"cannot read the database {settings.db}: {err}")
-
-    async def go() -> None:
-        async with Database(settings.db):
-            pass
-
-    asyncio.run(go())
+        todo = prepare(settings.db)
+    except DatabaseUnavailable as err:
+        print(f"quizbot: {err}", file=sys.stderr)
+        return 1
     if not todo:
         print(f"database {settings.db} is up to date; no migration to apply")
         return 0

@@ -82,22 +82,98 @@ class Unpaced:
         """Nothing to pause."""
 
 
+# A 429 on a send to one chat is about that chat: only that chat waits. When most recent sends
+# meet 429s from several chats at once, the limit hit is the bot's: everyone waits.
+FLOOD_WINDOW_S = 5.0
+FLOOD_MIN_CHATS = 5
+FLOOD_SHARE = 0.5
+
+
+class PushLate(Exception):
+    """The message's slot came after its due time plus the grace: it is not sent."""
+
+
 class PushPacing:
     """What a courier waits on before each message: the bot-wide pacer and, for groups and
-    channels (negative chat ids), the per-chat window; and the bot-wide pause after a 429."""
+    channels (negative chat ids), the per-chat window; and what a 429 means (one chat, or
+    the whole bot when many chats get one)."""
 
-    def __init__(self, pacer: Pacer | Unpaced, groups: GroupWindow, sleep: Sleep) -> None:
+    def __init__(
+        self, pacer: Pacer | Unpaced, groups: GroupWindow, sleep: Sleep, now: Now | None = None
+    ) -> None:
         self.pacer = pacer
         self.groups = groups
         self.sleep = sleep
+        self._now = now or (lambda: 0.0)
+        self._sends: deque[float] = deque()
+        self._floods: deque[tuple[float, int]] = deque()
+        self.global_pauses = 0
 
     async def acquire(self, chat_id: int) -> None:
         """Wait for this message's slot."""
         if chat_id < 0:  # groups and channels: 20 a minute each
             await self.groups.acquire(chat_id)
         await self.pacer.acquire()
+        self._sends.append(self._now())
 
     async def flood_wait(self, seconds: float) -> None:
-        """Telegram said 429: every sender waits, the flood limit is the bot's."""
+        """Everyone waits: the flood limit hit is the bot's."""
         self.pacer.pause(seconds)
         await self.sleep(seconds)
+
+    def chat_flood(self, chat_id: int, seconds: float) -> bool:
+        """Telegram said 429 on a send to chat_id. Only that chat waits (the caller retries it
+        later), unless many chats got one lately: then the bot-wide pacer pauses too, and this
+        returns True."""
+        now = self._now()
+        self._floods.append((now, chat_id))
+        for queue in (self._sends, self._floods):
+            while queue and _stamp(queue[0]) < now - FLOOD_WINDOW_S:
+                queue.popleft()
+        chats = {chat for _, chat in self._floods}
+        if len(chats) >= FLOOD_MIN_CHATS and len(self._floods) >= FLOOD_SHARE * len(self._sends):
+            self.pacer.pause(seconds)
+            self.global_pauses += 1
+            self._floods.clear()
+            return True
+        return False
+
+    def for_claim(self, deadline: float, wall: Now) -> ClaimPacing:
+        """The pacing one claim's courier sees: its first message is not sent after `deadline`
+        (wall-clock seconds), however long it waited for a slot."""
+        return ClaimPacing(self, deadline, wall)
+
+
+def _stamp(item: float | tuple[float, int]) -> float:
+    return item if isinstance(item, float) else item[0]
+
+
+class ClaimPacing:
+    """PushPacing for one claim: checks the claim's deadline before its first message."""
+
+    def __init__(self, shared: PushPacing, deadline: float, wall: Now) -> None:
+        self.shared = shared
+        self.deadline = deadline
+        self._wall = wall
+        self._started = False
+
+    async def acquire(self, chat_id: int) -> None:
+        """Wait for this message's slot; PushLate if the first one comes past the deadline."""
+        if not self._started and self._wall() > self.deadline:
+            raise PushLate
+        await self.shared.acquire(chat_id)
+        if not self._started and self._wall() > self.deadline:
+            raise PushLate  # the slot came too late: a morning question is not sent at noon
+        self._started = True
+
+    async def flood_wait(self, seconds: float) -> None:
+        """Everyone waits."""
+        await self.shared.flood_wait(seconds)
+
+    async def sleep(self, seconds: float) -> None:
+        """This claim alone waits."""
+        await self.shared.sleep(seconds)
+
+    def chat_flood(self, chat_id: int, seconds: float) -> bool:
+        """See PushPacing.chat_flood."""
+        return self.shared.chat_flood(chat_id, seconds)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TypeVar
 
 from bot.config import Settings
 from bot.domain import due
@@ -26,15 +27,29 @@ from bot.domain.kinds import ChatKind, PushState
 from bot.practice.clock import Clock
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
-from bot.schedule.pacer import GroupWindow, Pacer, PushPacing, Sleep, Unpaced
+from bot.schedule.capacity import Capacity, capacity
+from bot.schedule.lease import (
+    DB_RETRY_S,
+    LEASE_S,
+    RENEW_EVERY_S,
+    RUN_RETRY_S,
+    owner_dead,
+    owner_id,
+)
+from bot.schedule.pacer import GroupWindow, Pacer, PushLate, PushPacing, Sleep, Unpaced
 from bot.schedule.ports import Courier
-from bot.storage import practice_sql
+from bot.storage import practice_sql, push_lease
 from bot.storage import push_log as dlog
 from bot.storage.db import Database
+from bot.storage.push_peak import peak_due
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-MATERIALIZE_BATCH = 1000  # subscriptions turned into log rows per transaction (~10 ms)
+# Planning (subscriptions turned into log rows) runs in transactions sized to hold the single
+# writer about PLAN_HOLD_S each, so an answer never waits long behind it.
+MATERIALIZE_BATCH = 1000
+PLAN_HOLD_S = 0.025
 DAY_S = 86400.0
 
 
@@ -58,6 +73,7 @@ class PushStats:
     inactive: int
     due_next_24h: int
     last_24h: dict[str, int] = field(default_factory=dict)
+    capacity: Capacity | None = None
 
 
 class PushService:
@@ -91,7 +107,14 @@ class PushService:
             pacer,
             GroupWindow(settings.group_messages_per_minute, self._now, self._sleep),
             self._sleep,
+            self._now,
         )
+        self.rate = rate
+        self.owner = owner_id()
+        # Waits for the database to come back: real time even when pacing runs on a test clock.
+        self.db_sleep: Sleep = asyncio.sleep
+        self.plan_batch = MATERIALIZE_BATCH
+        self.longest_plan_hold = 0.0  # seconds, the longest planning transaction so far
         self.window = window or push_window(rate)
         # Outcomes are written in batches; when paced, small ones (a few per second cost
         # nothing) so that a crash leaves few sent-but-unrecorded pushes to send again.
@@ -102,6 +125,7 @@ class PushService:
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         self._stopping = False
+        self._db_failing = 0  # consecutive failed push writes (0: the database is fine)
 
     def _now(self) -> float:
         return self.pace_now()
@@ -155,17 +179,37 @@ class PushService:
 
         def gather(conn: sqlite3.Connection) -> PushStats:
             active, inactive, upcoming = dlog.subscriber_counts(conn, now, DAY_S)
-            return PushStats(active, inactive, upcoming, dlog.push_counts(conn, now - DAY_S))
+            cap = capacity(peak_due(conn), self.rate, self.grace_s)
+            return PushStats(active, inactive, upcoming, dlog.push_counts(conn, now - DAY_S), cap)
 
         return await self.db.read(gather)
 
+    async def capacity(self) -> Capacity | None:
+        """The busiest due instant against the rate and the grace."""
+        return capacity(await self.db.read(peak_due), self.rate, self.grace_s)
+
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> int:
-        """Put back rows a crash left `sending` (at-least-once); returns how many."""
+        """Put back rows a crash left `sending` (at-least-once) and warn when the rate cannot
+        serve the busiest due instant within the grace; returns how many rows came back."""
+        recovered = await self._recover()
+        cap = await self.capacity()
+        if cap is not None and (warning := cap.warning()):
+            log.warning("push: %s", warning)
+        return recovered
+
+    async def _recover(self) -> int:
+        """Claims whose lease expired or whose owner is dead go back to pending (backoff)."""
         now = self.clock.now()
-        recovered = await self.db.write(lambda c: dlog.recover_sending(c, now))
+        owners = await self.db.read(push_lease.sending_owners)
+        dead = [o for o in owners if owner_dead(o, self.owner)]
+        recovered = await self.db.write(
+            lambda c: push_lease.recover_expired(c, now, self.grace_s, dead)
+        )
         if recovered:
-            log.warning("push: %d pushes were cut off by a stop; sending them again", recovered)
+            log.warning(
+                "push: %d pushes were cut off while sending; sending them again", recovered
+            )
         return recovered
 
     def wake(self) -> None:
@@ -197,21 +241,24 @@ class PushService:
                 break
             try:
                 await self.run_once()
-            except Exception:
-                # The next tick tries again; the log rows say where we were.
-                log.exception("push run failed")
+            except Exception as err:
+                # The log rows say where we were; try again soon (a database that refused the
+                # planning is usually back within seconds), the ticks after that anyway.
+                if isinstance(err, sqlite3.Error):
+                    log.warning("push run failed, retrying in %g s: %s", RUN_RETRY_S, err)
+                else:
+                    log.exception("push run failed")
+                if not self._stopping:
+                    await self.db_sleep(RUN_RETRY_S)
+                    self._wake.set()
 
     # ------------------------------------------------------------------ the run
     async def run_once(self) -> int:
         """Materialize what is due, skip what is too late, send the rest; returns sends."""
         async with self._run_lock:
             now = self.clock.now()
-            while True:
-                n = await self.db.write(
-                    lambda c: dlog.materialize_due(c, now, self.grace_s, MATERIALIZE_BATCH)
-                )
-                if n < MATERIALIZE_BATCH:
-                    break
+            await self._plan(now)
+            await self._recover()
             skipped = await self.db.write(lambda c: dlog.skip_late(c, now, self.grace_s))
             if skipped:
                 log.warning("push: %d pushes more than the grace late, skipped", skipped)
@@ -221,51 +268,134 @@ class PushService:
                 self.on_idle(await self.db.read(dlog.next_wake))
             return sent
 
+    async def _plan(self, now: float) -> None:
+        """Turn due subscriptions into log rows, in transactions of about PLAN_HOLD_S."""
+
+        def batch(conn: sqlite3.Connection, size: int) -> tuple[int, float]:
+            started = time.perf_counter()
+            n = dlog.materialize_due(conn, now, self.grace_s, size)
+            return n, time.perf_counter() - started
+
+        while True:
+            size = self.plan_batch
+            n, took = await self.db.write(partial(batch, size=size))
+            self.longest_plan_hold = max(self.longest_plan_hold, took)
+            # Size the next transaction from this one: halve when it held the writer too
+            # long, grow while it is well under (a loaded machine plans in smaller steps).
+            if took > PLAN_HOLD_S:
+                self.plan_batch = max(50, size // 2)
+            elif took < PLAN_HOLD_S / 3:
+                self.plan_batch = min(8 * MATERIALIZE_BATCH, size * 2)
+            if n < size:
+                return
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> tuple[bool, T | None]:
+        """A push write that may meet a database error: (False, None) instead of raising."""
+        try:
+            return True, await self.db.write(fn)
+        except sqlite3.Error as err:
+            if not self._db_failing:
+                log.warning("push: database write failed, retrying with backoff: %s", err)
+            self._db_failing += 1
+            return False, None
+
     async def _drain(self) -> int:
+        """Claim, send and record until nothing is ready. A database error never strands a
+        claim: claiming pauses, outcomes are kept and recorded once the database is back,
+        and leases are renewed while sends are in flight."""
         inflight: set[asyncio.Task[dlog.Outcome]] = set()
-        done_outcomes: list[dlog.Outcome] = []
+        done: list[dlog.Outcome] = []
         exhausted = False
         sent = 0
+        loop = asyncio.get_running_loop()
+        retry_at = 0.0  # loop time before which the database is left alone after an error
+        renewed_at = self.clock.now()
+        self._db_failing = 0
         try:
             while True:
-                if not self._stopping and not exhausted and len(inflight) <= self.window // 2:
-                    want = self.window - len(inflight)
-                    now = self.clock.now()
-                    claims = await self.db.write(
-                        partial(dlog.claim, now=now, limit=want, pick=self._pick)
+                now = self.clock.now()
+                if inflight and now - renewed_at >= RENEW_EVERY_S:
+                    ok, _ = await self._write(
+                        partial(push_lease.renew, owner=self.owner, lease_until=now + LEASE_S)
                     )
-                    exhausted = len(claims) < want
-                    inflight |= {
-                        asyncio.create_task(self.courier.deliver(c, self.pacing)) for c in claims
-                    }
+                    renewed_at = now if ok else renewed_at
+                healthy = loop.time() >= retry_at
+                if (
+                    healthy
+                    and not self._stopping
+                    and not exhausted
+                    and len(inflight) <= self.window // 2
+                ):
+                    want = self.window - len(inflight)
+                    claim = partial(
+                        dlog.claim,
+                        now=now,
+                        limit=want,
+                        pick=self._pick,
+                        owner=self.owner,
+                        lease_until=now + LEASE_S,
+                    )
+                    ok, claims = await self._write(claim)
+                    if ok and claims is not None:
+                        exhausted = len(claims) < want
+                        inflight |= {asyncio.create_task(self._deliver(c)) for c in claims}
+                    healthy = ok
+                if healthy and done and (len(done) >= self.flush_every or not inflight):
+                    outcomes = done
+                    ok, _ = await self._write(
+                        partial(dlog.record, outcomes=outcomes, now=now, grace_s=self.grace_s)
+                    )
+                    if ok:
+                        sent += sum(o.state is PushState.SENT for o in outcomes)
+                        done = []
+                    healthy = ok
+                if healthy and self._db_failing:
+                    log.warning(
+                        "push: database writable again after %d failed writes", self._db_failing
+                    )
+                    self._db_failing = 0
+                elif not healthy and loop.time() >= retry_at:
+                    step = DB_RETRY_S[min(self._db_failing, len(DB_RETRY_S)) - 1]
+                    retry_at = loop.time() + step
                 if not inflight:
-                    # Retried rows wait in backoff (at least BACKOFF_S[0]): nothing to claim
-                    # again now. The wake at next_wake (their not_before) or a tick runs again.
-                    await self._flush(done_outcomes)
-                    sent += sum(o.state is PushState.SENT for o in done_outcomes)
-                    return sent
+                    if not done and (exhausted or self._stopping):
+                        return sent
+                    # Waiting for the database: outcomes to record, or claims to make.
+                    await self.db_sleep(max(0.0, retry_at - loop.time()))
+                    continue
                 finished, inflight = await asyncio.wait(
-                    inflight, return_when=asyncio.FIRST_COMPLETED
+                    inflight, timeout=RENEW_EVERY_S, return_when=asyncio.FIRST_COMPLETED
                 )
-                done_outcomes.extend(t.result() for t in finished)
-                if len(done_outcomes) >= self.flush_every:
-                    await self._flush(done_outcomes)
-                    sent += sum(o.state is PushState.SENT for o in done_outcomes)
-                    done_outcomes = []
+                done.extend(t.result() for t in finished)
         finally:
-            # Cancelled mid-push (shutdown timeout): the unsent claims stay `sending` and the
-            # next start sends them again, which is the at-least-once rule.
+            # Cancelled mid-push (shutdown timeout): unsent claims and unrecorded outcomes stay
+            # `sending` under our lease; the next start (our owner is then dead) or any run
+            # after the lease expires sends them again, which is the at-least-once rule.
             for task in inflight:
                 task.cancel()
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
 
-    async def _flush(self, outcomes: list[dlog.Outcome]) -> None:
-        """Record outcomes in one transaction (retries go back to pending, in backoff)."""
-        if not outcomes:
-            return
-        now = self.clock.now()
-        await self.db.write(lambda c: dlog.record(c, outcomes, now, self.grace_s))
+    async def _deliver(self, claim: dlog.Claim) -> dlog.Outcome:
+        """One claim through the courier; a slot past due + grace skips it (not sent)."""
+        pacing = self.pacing.for_claim(claim.due_at + self.grace_s, self.clock.now)
+        try:
+            return await self.courier.deliver(claim, pacing)
+        except PushLate:
+            late = self.clock.now() - claim.due_at
+            return dlog.Outcome(
+                claim.log_id,
+                claim.chat_id,
+                PushState.SKIPPED,
+                claim.delivery_id,
+                error=f"late: {late:.0f} s after due, past the grace",
+            )
+        except Exception as err:  # a bug must not strand the claim: retried, and logged
+            log.exception("push to chat %s failed unexpectedly", claim.chat_id)
+            error = f"{type(err).__name__}: {err}"[:200]
+            return dlog.Outcome(
+                claim.log_id, claim.chat_id, PushState.RETRY, claim.delivery_id, error=error
+            )
 
     def _pick(
         self, conn: sqlite3.Connection, row: dlog.DueRow, now: float

@@ -24,6 +24,58 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class DatabaseUnavailable(Exception):
+    """The database file cannot be opened or brought up to date; str() is one line for the
+    operator naming the file and the cause."""
+
+
+class DatabaseBusy(sqlite3.OperationalError):
+    """Another connection held the write lock for longer than the busy timeout (5 s): the
+    write did not happen. Callers that face a user say "busy, try again"."""
+
+
+def _busy(err: BaseException) -> bool:
+    text = str(err)
+    return isinstance(err, sqlite3.OperationalError) and (
+        "database is locked" in text or "database is busy" in text
+    )
+
+
+def open_failure(path: Path, err: BaseException) -> DatabaseUnavailable:
+    """Name the file and say why it cannot be used, in words an operator can act on."""
+    text = str(err)
+    if path.is_dir():
+        cause = "it is a directory, not a SQLite file"
+    elif "not a database" in text:
+        cause = "not a SQLite database (corrupt or another kind of file)"
+    elif "readonly" in text or "read-only" in text.lower():
+        cause = "read-only (file or filesystem): the bot must be able to write it"
+    elif "unable to open" in text:
+        cause = "cannot open or create the file (does its folder exist, may the bot write there?)"
+    elif isinstance(err, OSError):
+        cause = f"{err.strerror or text} ({type(err).__name__})"
+    else:
+        cause = text or type(err).__name__
+    return DatabaseUnavailable(f"cannot use the database {path}: {cause}")
+
+
+def prepare(path: Path | str) -> list[str]:
+    """Open, configure and migrate the database at `path`, then close it; the migrations it
+    applied. Raises DatabaseUnavailable (nothing else) when the file cannot be used."""
+    path = Path(path)
+    conn: sqlite3.Connection | None = None
+    try:
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        conn = connect_sync(path)
+        return apply_migrations(conn)
+    except (sqlite3.Error, OSError) as err:
+        raise open_failure(path, err) from err
+    finally:
+        if conn is not None:
+            conn.close()
+
+
 def configure(conn: sqlite3.Connection) -> None:
     """Pragmas every connection gets: WAL, foreign keys, a busy timeout."""
     conn.row_factory = sqlite3.Row
@@ -38,7 +90,11 @@ def configure(conn: sqlite3.Connection) -> None:
 def connect_sync(path: Path | str) -> sqlite3.Connection:
     """A configured blocking connection (CLI tools, migrations, tests)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    configure(conn)
+    try:
+        configure(conn)
+    except BaseException:
+        conn.close()  # "file is not a database" shows up here, at the first statement
+        raise
     return conn
 
 
@@ -112,14 +168,21 @@ class Database:
         self._flusher: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
-        """Connect, set pragmas and bring the schema up to date."""
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Connect, set pragmas and bring the schema up to date; DatabaseUnavailable if the
+        file cannot be used (the connection and its thread are closed again first)."""
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-db")
         loop = asyncio.get_running_loop()
-        # Connected on its own thread: every later call runs there too.
-        self._conn = await loop.run_in_executor(self._thread, connect_sync, self.path)
-        applied = await self.call(apply_migrations)
+        try:
+            if self.path.parent and not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Connected on its own thread: every later call runs there too.
+            self._conn = await loop.run_in_executor(self._thread, connect_sync, self.path)
+            applied = await self.call(apply_migrations)
+        except (sqlite3.Error, OSError) as err:
+            # A half-open store must not keep its thread: a process whose start failed has
+            # to exit, so that a supervisor's restart-on-failure sees the failure.
+            await self.close()
+            raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
 
@@ -155,7 +218,12 @@ class Database:
         if self._flusher is None or self._flusher.done():
             # A task of its own, so a caller cancelled mid-write cannot strand the others.
             self._flusher = asyncio.create_task(self._flush())
-        return await future
+        try:
+            return await future
+        except sqlite3.OperationalError as err:
+            if _busy(err) and not isinstance(err, DatabaseBusy):
+                raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
+            raise
 
     async def _flush(self) -> None:
         while self._queue:

@@ -2,8 +2,11 @@
 on a connection, run by `Database.write`/`read`, each batch one transaction in one round trip.
 
 Life of a log row: pending -> sending (claimed, committed before the API call) -> sent | failed
-| blocked; pending -> skipped when it is more than the grace late. A `sending` row found at
-start was cut off by a crash: it goes back to pending (at-least-once, see README). A send that
+| blocked; pending -> skipped when it is more than the grace late. A claim carries its
+owner and a lease (`lease_until`, renewed while the send is in flight): a `sending` row whose
+lease expired, or whose owner is known to be dead, was cut off (a crash, a database error
+before its outcome was recorded) and goes back to pending after a backoff (at-least-once, see
+README); a live owner's rows are never touched. A send that
 may succeed later (timeout, 5xx, repeated 429) goes back to pending with `not_before` set: the
 retry waits an exponential backoff (bot/domain/push_retry.py), and the row gives up (failed)
 once the next try would come later than the grace after its due time.
@@ -53,11 +56,12 @@ class Claim:
     bank_id: str
     question_id: str
     attempts: int
+    due_at: float = 0.0  # when it fell due: a send later than due + grace is not made
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What one send came to: sent, failed, blocked or retry."""
+    """What one send came to: sent, failed, blocked, skipped or retry."""
 
     log_id: int
     chat_id: int
@@ -65,6 +69,8 @@ class Outcome:
     delivery_id: int | None = None
     message_id: int | None = None
     error: str | None = None
+    # A retry at a time Telegram gave (429 for this chat), instead of the backoff schedule.
+    retry_after: float | None = None
 
 
 KINDS = frozenset(ChatKind)
@@ -177,24 +183,23 @@ def skip_late(conn: sqlite3.Connection, now: float, grace_s: float) -> int:
     return cur.rowcount
 
 
-def recover_sending(conn: sqlite3.Connection, now: float) -> int:
-    """At start: rows left `sending` by a crash go back to pending (or fail after MAX_ATTEMPTS)."""
-    conn.execute(
-        "UPDATE push_log SET state = 'failed', finished_at = ?, error = 'gave up after retries'"
-        " WHERE state = 'sending' AND attempts >= ?",
-        (now, MAX_ATTEMPTS),
-    )
-    return conn.execute("UPDATE push_log SET state = 'pending' WHERE state = 'sending'").rowcount
-
-
-def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> list[Claim]:
-    """Claim up to `limit` ready pending rows (oldest first), choosing each one's question once.
+def claim(
+    conn: sqlite3.Connection,
+    now: float,
+    limit: int,
+    pick: Picker,
+    *,
+    owner: str | None = None,
+    lease_until: float | None = None,
+) -> list[Claim]:
+    """Claim up to `limit` ready pending rows (oldest first), choosing each one's question once;
+    the claims belong to `owner` until `lease_until` (None: recovered at the next look).
 
     Ready: not waiting in backoff (`not_before` passed). Rows exist only once due, so the ready
     time is COALESCE(not_before, due_at); the expression matches the index push_log_ready.
     """
     rows = conn.execute(
-        "SELECT l.id, l.chat_id, l.attempts, l.delivery_id, d.bank_id, d.question_id,"
+        "SELECT l.id, l.chat_id, l.attempts, l.due_at, l.delivery_id, d.bank_id, d.question_id,"
         " s.user_id, s.kind, s.bank_id, s.topic, s.active"
         " FROM push_log l LEFT JOIN subscriptions s ON s.chat_id = l.chat_id"
         " LEFT JOIN deliveries d ON d.id = l.delivery_id"
@@ -204,7 +209,7 @@ def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> lis
     ).fetchall()
     claims: list[Claim] = []
     done: list[tuple[str, float, str, int]] = []
-    for log_id, chat_id, attempts, delivery_id, bank_id, question_id, *sub in rows:
+    for log_id, chat_id, attempts, due_at, delivery_id, bank_id, question_id, *sub in rows:
         user_id, kind_text, sub_bank, sub_topic, active = sub
         if not active:  # unsubscribed (or blocked) after it fell due
             done.append((PushState.SKIPPED, now, "unsubscribed", log_id))
@@ -220,15 +225,15 @@ def claim(conn: sqlite3.Connection, now: float, limit: int, pick: Picker) -> lis
                 continue
             delivery_id, bank_id, question_id = picked
         claims.append(
-            Claim(log_id, chat_id, kind, delivery_id, bank_id, question_id, attempts + 1)
+            Claim(log_id, chat_id, kind, delivery_id, bank_id, question_id, attempts + 1, due_at)
         )
     conn.executemany(
         "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", done
     )
     conn.executemany(
-        "UPDATE push_log SET state = 'sending', claimed_at = ?, attempts = ?, delivery_id = ?"
-        " WHERE id = ?",
-        [(now, c.attempts, c.delivery_id, c.log_id) for c in claims],
+        "UPDATE push_log SET state = 'sending', claimed_at = ?, attempts = ?, delivery_id = ?,"
+        " owner = ?, lease_until = ? WHERE id = ?",
+        [(now, c.attempts, c.delivery_id, owner, lease_until, c.log_id) for c in claims],
     )
     return claims
 
@@ -247,7 +252,8 @@ def record(
             attempts, due_at = conn.execute(
                 "SELECT attempts, due_at FROM push_log WHERE id = ?", (o.log_id,)
             ).fetchone()
-            retry_at = now + retry_delay(attempts)
+            wait = retry_delay(attempts) if o.retry_after is None else o.retry_after
+            retry_at = now + wait
             if retry_at > due_at + grace_s or attempts >= MAX_ATTEMPTS:
                 error = f"gave up after {attempts} tries: {o.error}"
                 finals.append(("failed", now, error[:200], o.log_id))

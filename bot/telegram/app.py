@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from typing import Any
@@ -12,6 +13,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
+from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
@@ -34,8 +36,11 @@ from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
+from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
+from bot.telegram.webhook_guard import CountingQueue
 
 log = logging.getLogger(__name__)
+STARTUP_RETRIES = len(STARTUP_BACKOFF_S)
 
 
 def build_application(
@@ -59,6 +64,7 @@ def build_application(
     """
     clock = clock or SystemClock()
     own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
+    background: list[asyncio.Task[None]] = []  # start-up work that must not delay the start
 
     async def push_bot(app: QuizApp) -> ExtBot[None]:
         if push_request is None and request is not None:
@@ -147,7 +153,9 @@ def build_application(
         await group_rounds.on_startup(app.bot, services, app.job_queue)
         # Mock exams whose deadline passed while the bot was down: submitted, results sent.
         await mock_jobs.on_startup(app.bot, app.job_queue, services)
-        await register_commands(app)
+        # The command menus are cosmetic: set in the background, retried, never fatal.
+        menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
+        background.append(menus)
         await status.mark_started(app, services)
         reload.install_sighup(app)
         log.info(
@@ -164,6 +172,10 @@ def build_application(
             await services.push.stop()
 
     async def post_shutdown(app: QuizApp) -> None:
+        while background:
+            task = background.pop()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         services = app.bot_data.services
         if services is not None:
             await services.push.stop()
@@ -183,6 +195,8 @@ def build_application(
         # Answers are independent per user and the database enforces one answer per user and
         # question, so updates need not wait for each other.
         .concurrent_updates(32)
+        # Counts updates not yet handled: the webhook acknowledges only what fits a bound.
+        .update_queue(CountingQueue())
         # No AIORateLimiter: it would put learners' replies in one queue with the push, so a
         # big push would make every reply wait; the push is paced by bot/schedule instead.
         .post_init(post_init)
@@ -217,6 +231,14 @@ async def register_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
 
 
+async def set_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """register_commands, retried with backoff; a failure is logged, the bot runs on."""
+    try:
+        await retrying("setMyCommands", lambda: register_commands(app), asyncio.sleep)
+    except TelegramError as err:
+        log.warning("command menus not set (the commands still work): %s", err)
+
+
 def run(app: QuizApp, settings: Settings) -> None:
     """Serve until stopped: a webhook when a URL is set, else long polling."""
     if settings.webhook_url:
@@ -224,4 +246,6 @@ def run(app: QuizApp, settings: Settings) -> None:
 
         run_webhook(app, settings)
     else:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        # bootstrap_retries: deleteWebhook at start is retried (with PTB's backoff) instead of
+        # ending the start on a 500; an invalid token still stops it at once.
+        app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=STARTUP_RETRIES)

@@ -29,22 +29,33 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import Update
-from tornado.httpserver import HTTPServer
 from tornado.web import Application as WebApp
-from tornado.web import RequestHandler
+from tornado.web import RequestHandler, stream_request_body
 
 from bot.config import Settings
 from bot.health import database_report, iso
 from bot.logging_setup import RedactSecrets
 from bot.telegram.context import QuizApp
+from bot.telegram.startup import retrying
 from bot.telegram.status import ops_state
+from bot.telegram.webhook_guard import (
+    BODY_TIMEOUT_S,
+    HEADER_TIMEOUT_S,
+    MAX_BACKLOG,
+    MAX_BODY_BYTES,
+    MAX_HEADER_BYTES,
+    CappedHTTPServer,
+    CountingQueue,
+    RateLimitedLog,
+    RecentIds,
+)
 
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 HEALTH_PATH = "/healthz"
-MAX_BODY_BYTES = 4 * 1024 * 1024  # an update is a few KB; this only stops abuse
 DRAIN_TIMEOUT_S = 5.0
+SATURATED_FOR_S = 60.0  # health says not ok this long after a refused connection or post
 
 
 @dataclass
@@ -55,26 +66,32 @@ class WebhookState:
     in_flight: int = 0
     received: int = 0
     refused: int = 0
+    duplicates: int = 0
+    bad: int = 0
+    backlog_full: int = 0
+    last_backlog_full_at: float | None = None
+    server: CappedHTTPServer | None = None
+    recent: RecentIds = field(default_factory=RecentIds)
     idle: asyncio.Event = field(default_factory=asyncio.Event)
+    bad_log: RateLimitedLog = field(default_factory=lambda: RateLimitedLog(log))
+    full_log: RateLimitedLog = field(default_factory=lambda: RateLimitedLog(log))
 
 
+@stream_request_body
 class UpdateHandler(RequestHandler):
-    """POST <webhook path>: one update from Telegram."""
+    """POST <webhook path>: one update from Telegram.
+
+    Streaming mode, so everything that needs only the headers is decided before a byte of the
+    body is read: the secret (403), shutting down (503), a declared size over the cap (413),
+    a full backlog (503: Telegram delivers it again later, so nothing acknowledged is lost).
+    """
 
     def initialize(self, app: QuizApp, secret: str, state: WebhookState) -> None:
         self.app, self.secret, self.state = app, secret, state
+        self._chunks: list[bytes] = []
 
-    async def post(self) -> None:
-        self.state.in_flight += 1
-        self.state.idle.clear()
-        try:
-            await self._receive()
-        finally:
-            self.state.in_flight -= 1
-            if not self.state.in_flight:
-                self.state.idle.set()
-
-    async def _receive(self) -> None:
+    def prepare(self) -> None:
+        """Refuse on the headers alone."""
         given = self.request.headers.get(SECRET_HEADER, "")
         # Constant-time comparison: the secret is the only thing between us and forged updates.
         if not hmac.compare_digest(given.encode(), self.secret.encode()):
@@ -85,16 +102,67 @@ class UpdateHandler(RequestHandler):
             # Shutting down: not acknowledged, so Telegram delivers it again after the restart.
             self.send_error(503)
             return
+        length = self.request.headers.get("Content-Length", "")
+        if length and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            self.send_error(413)
+            return
+        if backlog(self.app) >= MAX_BACKLOG:
+            self.state.backlog_full += 1
+            self.state.last_backlog_full_at = time.monotonic()
+            self.state.full_log.warning(
+                "webhook: %d updates waiting, the cap: answering 503 (Telegram retries)",
+                MAX_BACKLOG,
+            )
+            self.set_header("Retry-After", "1")
+            self.send_error(503)
+            return
+        self.request.connection.set_max_body_size(MAX_BODY_BYTES)  # type: ignore[union-attr]
+
+    def data_received(self, chunk: bytes) -> None:
+        """Collect the body (at most MAX_BODY_BYTES: tornado closes a longer one)."""
+        self._chunks.append(chunk)
+
+    async def post(self) -> None:
+        self.state.in_flight += 1
+        self.state.idle.clear()
         try:
-            update = Update.de_json(json.loads(self.request.body), self.app.bot)
-        except (ValueError, TypeError, KeyError, AttributeError):
-            log.warning("webhook: a body that is not an update (%d bytes)", len(self.request.body))
+            await self._receive(b"".join(self._chunks))
+        finally:
+            self.state.in_flight -= 1
+            if not self.state.in_flight:
+                self.state.idle.set()
+
+    async def _receive(self, body: bytes) -> None:
+        try:
+            data = json.loads(body)
+            if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+                raise ValueError("no update_id")
+            update = Update.de_json(data, self.app.bot)
+        except Exception as err:  # any bad input is a 400, never a traceback
+            # RecursionError (JSON nested 100,000 deep), OverflowError (`date: 1e30`), ...
+            self.state.bad += 1
+            self.state.bad_log.warning(
+                "webhook: a body that is not an update (%d bytes): %s",
+                len(body),
+                type(err).__name__,
+            )
             self.send_error(400)
+            return
+        if self.state.recent.seen(update.update_id):
+            self.state.duplicates += 1  # posted again: acknowledged, not handled twice
+            self.set_status(200)
+            self.finish()
             return
         await self.app.update_queue.put(update)
         self.state.received += 1
         self.set_status(200)
         self.finish()
+
+
+def backlog(app: QuizApp) -> int:
+    """Updates acknowledged whose handling has not finished."""
+    queue = app.update_queue
+    return queue.unfinished if isinstance(queue, CountingQueue) else queue.qsize()
 
 
 class HealthHandler(RequestHandler):
@@ -124,8 +192,19 @@ async def live_report(app: QuizApp, state: WebhookState) -> dict[str, Any]:
             database = {"ok": False, "error": f"{type(err).__name__}: {err}"}
     catalog = services.catalog.banks if services is not None else {}
     banks = {bank_id: len(bank.questions) for bank_id, bank in catalog.items()}
+    server = state.server
+    recent = [
+        t
+        for t in (state.last_backlog_full_at, server.last_refused_at if server else None)
+        if t is not None and time.monotonic() - t < SATURATED_FOR_S
+    ]
     return {
-        "ok": bool(database["ok"]) and app.running and state.accepting and bool(banks),
+        "ok": bool(database["ok"])
+        and app.running
+        and state.accepting
+        and bool(banks)
+        and not recent,
+        "saturated": bool(recent),
         "mode": "webhook",
         "accepting_updates": state.accepting,
         "database": database,
@@ -135,16 +214,33 @@ async def live_report(app: QuizApp, state: WebhookState) -> dict[str, Any]:
             "received": state.received,
             "refused": state.refused,
             "queued": app.update_queue.qsize(),
+            "unfinished": backlog(app),
+            "queue_cap": MAX_BACKLOG,
+            "refused_backlog_full": state.backlog_full,
+            "duplicates": state.duplicates,
+            "bad": state.bad,
+        },
+        "connections": {
+            "open": server.open_connections if server else 0,
+            "cap": server.max_connections if server else 0,
+            "refused": server.refused_connections if server else 0,
         },
     }
 
 
+_failure_logs: dict[int, RateLimitedLog] = {}
+
+
 def _access_log(handler: RequestHandler) -> None:
-    """Failures at WARNING (a wrong secret shows up), successes at DEBUG (one per update)."""
+    """Failures at WARNING (a wrong secret shows up), at most one line per status every few
+    seconds (a flood of forged posts must not flood the log); successes at DEBUG."""
     status = handler.get_status()
-    level = logging.DEBUG if status < 400 else logging.WARNING
     request = handler.request
-    log.log(level, "%d %s %s from %s", status, request.method, request.path, request.remote_ip)
+    if status < 400:
+        log.debug("%d %s %s from %s", status, request.method, request.path, request.remote_ip)
+        return
+    limited = _failure_logs.setdefault(status, RateLimitedLog(log))
+    limited.warning("%d %s %s from %s", status, request.method, request.path, request.remote_ip)
 
 
 def make_web_app(app: QuizApp, path: str, secret: str, state: WebhookState) -> WebApp:
@@ -189,15 +285,28 @@ async def serve(app: QuizApp, settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     state = WebhookState()
-    server: HTTPServer | None = None
+    server: CappedHTTPServer | None = None
     try:
         await app.initialize()
         if app.post_init is not None:
             await app.post_init(app)
         await app.start()
-        server = HTTPServer(make_web_app(app, path, secret, state), max_body_size=MAX_BODY_BYTES)
+        server = CappedHTTPServer(
+            make_web_app(app, path, secret, state),
+            max_body_size=MAX_BODY_BYTES,
+            max_header_size=MAX_HEADER_BYTES,
+            idle_connection_timeout=HEADER_TIMEOUT_S,
+            body_timeout=BODY_TIMEOUT_S,
+        )
+        state.server = server
         server.listen(settings.webhook_port, settings.webhook_listen)
-        await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+        await retrying(
+            "setWebhook",
+            lambda: app.bot.set_webhook(
+                url, secret_token=secret, allowed_updates=Update.ALL_TYPES
+            ),
+            asyncio.sleep,
+        )
         log.info(
             "webhook mode: %s served on %s:%d (secret %s), health on %s",
             url,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from telegram import Update
 
 from bot.telegram.context import QuizContext
@@ -26,4 +28,6 @@ async def admin(update: Update, context: QuizContext) -> None:
     text = texts.ADMIN_REPORT.format(
         active=stats.active, inactive=stats.inactive, upcoming=stats.due_next_24h, **counts
     )
+    if stats.capacity is not None and (warning := stats.capacity.warning()):
+        text += texts.ADMIN_CAPACITY.format(warning=html.escape(warning))
     await send_html(context.bot, chat.id, text)

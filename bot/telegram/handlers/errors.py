@@ -7,9 +7,11 @@ import logging
 from telegram import Update
 from telegram.error import TelegramError
 
+from bot.storage.db import DatabaseBusy
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
 from bot.telegram.outbound.send import Deferred
+from bot.telegram.views import texts
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,9 @@ async def on_error(update: object, context: QuizContext) -> None:
     """Log what went wrong; never let a handler error take the bot down."""
     err = context.error
     where = describe(update)
+    if isinstance(err, DatabaseBusy):
+        await _busy(update, where, err)
+        return
     if isinstance(err, Deferred):
         # Flood control on a reply: it is retried in the background, or dropped (logged there).
         log.info("%s: %s", where, err)
@@ -51,3 +56,18 @@ async def on_error(update: object, context: QuizContext) -> None:
     services = context.bot_data.services
     if services is not None:
         await services.alerts.report(f"{where}: {type(err).__name__}: {err}")
+
+
+async def _busy(update: object, where: str, err: DatabaseBusy) -> None:
+    """The write could not happen in time (another process holds the database's write lock):
+    nothing was stored, so the learner is told to tap again rather than left with a spinner."""
+    log.warning("%s: database busy, nothing stored, asked to try again: %s", where, err)
+    if not isinstance(update, Update):
+        return
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(texts.BUSY_TAP)
+        elif update.effective_message is not None:
+            await update.effective_message.reply_text(texts.BUSY_MESSAGE)
+    except TelegramError as answer_err:  # too late to answer, or Telegram down: logged above
+        log.info("%s: could not say busy: %s", where, answer_err)

@@ -42,7 +42,7 @@ class Failure(Enum):
     CANNOT_EDIT = auto()  # the message is gone or too old: send a new one instead
     NO_RIGHTS = auto()  # may not post or edit in this chat
     REFUSED = auto()  # another 400: sending again cannot help
-    TIMED_OUT = auto()  # maybe delivered: the Bot API cannot tell
+    TIMED_OUT = auto()  # maybe delivered: the Bot API cannot tell (also a reply not JSON)
     NETWORK = auto()  # a 5xx or a connection error: may work later
     OTHER = auto()  # any other TelegramError
 
@@ -64,11 +64,18 @@ def sort_error(err: TelegramError) -> Failure:
         if any(r in reason for r in NO_RIGHTS):
             return Failure.NO_RIGHTS
         return Failure.REFUSED
-    if isinstance(err, TimedOut):
+    if isinstance(err, TimedOut) or _garbled(err):
         return Failure.TIMED_OUT
     if isinstance(err, NetworkError):
         return Failure.NETWORK
     return Failure.OTHER
+
+
+def _garbled(err: TelegramError) -> bool:
+    """A reply that is not JSON (cut off by a proxy, an HTML error page with status 200): the
+    request may have been carried out, exactly as after a timeout. PTB raises a bare
+    TelegramError for it, recognisable only by its text."""
+    return type(err) is TelegramError and "invalid server response" in str(err).lower()
 
 
 def retry_seconds(err: RetryAfter) -> float:

@@ -25,7 +25,7 @@ from bot.domain.kinds import ChatKind, PushState
 from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
-from bot.schedule.pacer import PushPacing
+from bot.schedule.pacer import ClaimPacing
 from bot.storage.push_log import Claim, Outcome
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
 from bot.telegram.outbound.fast_send import send_message_json
@@ -59,7 +59,7 @@ class TelegramCourier:
         self.groups = groups
         self.paid_broadcast = paid_broadcast
 
-    async def deliver(self, claim: Claim, pacing: PushPacing) -> Outcome:
+    async def deliver(self, claim: Claim, pacing: ClaimPacing) -> Outcome:
         """Send one push; the outcome says what to record."""
         steps = self._steps(claim, pacing)
         if steps is None:
@@ -77,12 +77,31 @@ class TelegramCourier:
             except TelegramError as err:
                 failure = sort_error(err)
                 if failure is Failure.FLOOD and isinstance(err, RetryAfter):
+                    # A 429 on a send to one chat pauses that chat, not the push: the claim
+                    # goes back to pending until Telegram's retry_after has passed and the
+                    # other chats keep their pace (PushPacing decides when it is the bot's).
                     wait = retry_seconds(err)
                     flood_waits += 1
+                    bot_wide = pacing.chat_flood(chat_id, wait)
+                    log.info(
+                        "push: flood control for %s, %.1f s (chat %s)",
+                        "the bot" if bot_wide else "one chat",
+                        wait,
+                        chat_id,
+                    )
+                    if sent == 0:
+                        return Outcome(
+                            claim.log_id,
+                            chat_id,
+                            PushState.RETRY,
+                            claim.delivery_id,
+                            error=f"flood {wait:g} s",
+                            retry_after=wait,
+                        )
                     if flood_waits > MAX_FLOOD_WAITS:
                         return self._done(claim, chat_id, PushState.RETRY, f"flood {wait:g} s")
-                    log.info("push: flood control, waiting %.1f s (chat %s)", wait, chat_id)
-                    await pacing.flood_wait(wait)
+                    # Parts already sent: wait here, so a retry does not repeat them.
+                    await pacing.flood_wait(wait) if bot_wide else await pacing.sleep(wait)
                 elif failure is Failure.MIGRATED and isinstance(err, ChatMigrated):
                     migrations += 1
                     if migrations > MAX_MIGRATIONS:
@@ -109,7 +128,7 @@ class TelegramCourier:
         # "chat not found" and other 400s: sending again cannot help.
         return self._done(claim, chat_id, PushState.FAILED, str(err))
 
-    def _steps(self, claim: Claim, pacing: PushPacing) -> list[Step] | None:
+    def _steps(self, claim: Claim, pacing: ClaimPacing) -> list[Step] | None:
         """One awaitable per message to send, each taking the (current) chat id."""
         question = self.catalog.question(claim.bank_id, claim.question_id)
         if question is None:
@@ -133,7 +152,7 @@ class TelegramCourier:
                 return [lambda chat_id: self._send_group(pacing, claim, chat_id)]
         raise ValueError(f"unknown chat kind {claim.kind!r}")
 
-    async def _send_group(self, pacing: PushPacing, claim: Claim, chat_id: int) -> int:
+    async def _send_group(self, pacing: ClaimPacing, claim: Claim, chat_id: int) -> int:
         await pacing.acquire(chat_id)
         return await send_pushed_question(self, claim, chat_id)
 
@@ -144,7 +163,7 @@ class TelegramCourier:
         return Outcome(claim.log_id, chat_id, state, claim.delivery_id, None, error[:200])
 
     async def _send(
-        self, pacing: PushPacing, chat_id: int, text: str, markup: dict[str, Any] | None
+        self, pacing: ClaimPacing, chat_id: int, text: str, markup: dict[str, Any] | None
     ) -> int:
         """One sendMessage; returns the message id."""
         await pacing.acquire(chat_id)

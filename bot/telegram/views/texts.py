@@ -102,6 +102,8 @@ DAILY_BAD_ZONE = (
 DAILY_OFF_BUTTON = "Off"
 CB_DAILY_SET = "Daily question at {time} ({tz})."
 CB_DAILY_OFF = "Daily question stopped."
+BUSY_TAP = "Busy for a moment, tap again in a moment."
+BUSY_MESSAGE = "I am busy for a moment; please send that again in a few seconds."
 ADMIN_ONLY = "Sorry, this command is for the bot's operators."
 ADMIN_REPORT = (
     "<b>Daily push</b>\n"
@@ -111,6 +113,7 @@ ADMIN_REPORT = (
     "sent {sent} · pending {pending} · sending {sending}\n"
     "blocked {blocked} · failed {failed} · skipped {skipped}"
 )
+ADMIN_CAPACITY = "\n\n⚠️ <b>Push capacity</b>\n{warning}"
 
 # Groups and channels
 GROUP_FOOTER = "⏳ Open for {window} · 👥 {count} answer{s} so far · your verdict comes privately"
