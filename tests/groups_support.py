@@ -52,6 +52,11 @@ def delivery_of(message: dict[str, Any]) -> int:
     return int(buttons(message)[0][1].split(":")[1])
 
 
+def key_of(message: dict[str, Any]) -> str:
+    """`<delivery>:<token>` of a question's buttons, to forge a button the bot could have made."""
+    return ":".join(buttons(message)[0][1].split(":")[1:3])
+
+
 def question_of(h: Harness, delivery_id: int) -> Question:
     rows = db_rows(
         h.db_path, "SELECT bank_id, question_id FROM deliveries WHERE id = ?", (delivery_id,)

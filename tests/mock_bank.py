@@ -10,7 +10,7 @@ def q(
     qid: str, topic: str, difficulty: str = "medium", *, correct: tuple[int, ...] = (1,)
 ) -> Question:
     """A sample question with a difficulty."""
-    base = sample_bank.question(qid, topic, correct=correct)
+    base = sample_bank.question(qid, topic, correct=correct, shuffle=True)
     return base.model_copy(update={"difficulty": Difficulty(difficulty)})
 
 

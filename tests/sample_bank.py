@@ -13,14 +13,19 @@ def question(
     n_options: int = 4,
     stem: str | None = None,
     trap: str | None = "Trap text <b>not a tag</b>.",
+    shuffle: bool = False,
 ) -> Question:
-    """A valid question whose options and rationales name their letter, so tests can spot them."""
+    """A valid question whose options and rationales name their letter, so tests can spot them.
+
+    Unshuffled unless asked: most tests tap letters by the file's order (tests of the shuffle
+    itself pass shuffle=True)."""
     letters = "ABCDEFGHIJKL"
     return Question.model_validate(
         {
             "id": qid,
             "topic": topic,
             "kind": "multiple" if len(correct) > 1 else "single",
+            "shuffle": shuffle,
             "stem": stem or f"Stem of {qid}: which is right & why?",
             "options": [
                 {

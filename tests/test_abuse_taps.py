@@ -19,6 +19,7 @@ from tests.groups_support import (
     buttons,
     db_rows,
     delivery_of,
+    key_of,
     setup_admin,
 )
 
@@ -35,21 +36,20 @@ async def test_forged_single_answer_tap_on_a_select_two_question_is_refused(
         await h.feed(factories.command("/quiz", LEARNER, CHAT))
         question = h.api.last_message(LEARNER["id"])
         assert question is not None
-        delivery = delivery_of(question)
         # The correct options of a "select two" question, forged as single-answer taps.
         for option in (0, 2):
-            await h.feed(factories.callback(f"a:{delivery}:{option}", LEARNER, question))
+            await h.feed(factories.callback(f"a:{key_of(question)}:{option}", LEARNER, question))
             assert h.api.calls_of("answerCallbackQuery")[-1].params["text"] == texts.CB_UNKNOWN
         assert db_rows(h.db_path, "SELECT COUNT(*) FROM answers") == [(0,)]
         # In a group too: nothing counts for stats, leaderboard or shares.
         setup_admin(h)
         group_question = await ask(h, by=ADMIN)
-        await h.feed(factories.callback(f"a:{delivery_of(group_question)}:0", ANN, group_question))
+        await h.feed(factories.callback(f"a:{key_of(group_question)}:0", ANN, group_question))
         assert db_rows(h.db_path, "SELECT COUNT(*) FROM answers") == [(0,)]
         # The real way still works: toggle two, submit.
         for option in (0, 2):
-            await h.feed(factories.callback(f"t:{delivery}:{option}", LEARNER, question))
-        await h.feed(factories.callback(f"s:{delivery}", LEARNER, question))
+            await h.feed(factories.callback(f"t:{key_of(question)}:{option}", LEARNER, question))
+        await h.feed(factories.callback(f"s:{key_of(question)}", LEARNER, question))
         assert db_rows(h.db_path, "SELECT correct FROM answers") == [(1,)]
 
 
@@ -58,9 +58,8 @@ async def test_forged_toggle_on_a_single_answer_question_is_refused(tmp_path: Pa
         await h.feed(factories.command("/quiz", LEARNER, CHAT))
         question = h.api.last_message(LEARNER["id"])
         assert question is not None
-        delivery = delivery_of(question)
-        await h.feed(factories.callback(f"t:{delivery}:1", LEARNER, question))
-        await h.feed(factories.callback(f"s:{delivery}", LEARNER, question))
+        await h.feed(factories.callback(f"t:{key_of(question)}:1", LEARNER, question))
+        await h.feed(factories.callback(f"s:{key_of(question)}", LEARNER, question))
         assert db_rows(h.db_path, "SELECT COUNT(*) FROM answers") == [(0,)]
 
 

@@ -27,55 +27,92 @@ def keyboard(message: dict[str, Any]) -> dict[str, str]:
     return {b["text"]: b["callback_data"] for row in rows for b in row}
 
 
-def test_start_quiz_wrong_tap_double_tap(tmp_path: Path) -> None:
+def _shown(db: Path, message: dict[str, Any]) -> tuple[int, str, tuple[int, ...]]:
+    """Delivery id, question id and the option order a question message was sent with."""
+    delivery_id = int(next(iter(keyboard(message).values())).split(":")[1])
+    with sqlite3.connect(db) as conn:
+        qid, order = conn.execute(
+            "SELECT question_id, option_order FROM deliveries WHERE id = ?", (delivery_id,)
+        ).fetchone()
+    return delivery_id, qid, tuple(int(i) for i in order.split(","))
+
+
+def test_start_quiz_wrong_tap_double_tap_exam_mistakes_confidence(tmp_path: Path) -> None:
     bank = load_banks([BUNDLED_QUESTIONS]).banks["genai-llm"]
     with FakeBotApiServer() as server, BotProcess(server, tmp_path) as bot:
         api = server.api
         server.wait_for(lambda a: a.count("getUpdates") >= 1, timeout=20)
         assert api.count("deleteWebhook") >= 1
-        assert api.my_commands({"type": "all_private_chats"})
+        commands = {c["command"] for c in api.my_commands({"type": "all_private_chats"})}
+        assert {"exam", "mistakes", "confidence"} <= commands
 
         api.push_update(factories.command("/start", LEA, LEA_CHAT))
-        server.wait_for(lambda a: "Welcome" in (a.last_text(LEA["id"]) or ""))
+        server.wait_for(lambda a: "When is your exam" in (a.last_text(LEA["id"]) or ""))
+        assert any("Welcome" in m.get("text", "") for m in api.messages_to(LEA["id"]))
+        api.push_update(factories.command("/exam 2027-03-15", LEA, LEA_CHAT))
+        server.wait_for(lambda a: "Exam date set: 2027-03-15" in (a.last_text(LEA["id"]) or ""))
 
-        # Ask until a single-answer question comes (the bank has "select two" ones too).
         seen: set[int] = set()
-        while True:
-            api.push_update(factories.command("/quiz", LEA, LEA_CHAT))
-            question = server.wait_for(
-                lambda a: (m := _question_message(a)) and m["message_id"] not in seen and m
-            )
-            seen.add(question["message_id"])
-            buttons = keyboard(question)
-            delivery_id = int(next(iter(buttons.values())).split(":")[1])
-            with sqlite3.connect(bot.db) as conn:
-                (qid,) = conn.execute(
-                    "SELECT question_id FROM deliveries WHERE id = ?", (delivery_id,)
-                ).fetchone()
-            q = bank.questions[qid]
-            if q.kind.value == "single":
-                break
-        wrong = next(i for i, o in enumerate(q.options) if not o.correct)
 
-        tap = factories.callback(buttons[LETTERS[wrong]], LEA, question)
-        api.push_update(tap)
+        def ask_single(command: str = "/quiz") -> tuple[dict[str, Any], Any, tuple[int, ...]]:
+            while True:
+                api.push_update(factories.command(command, LEA, LEA_CHAT))
+                question = server.wait_for(
+                    lambda a: (m := _question_message(a)) and m["message_id"] not in seen and m
+                )
+                seen.add(question["message_id"])
+                _, qid, order = _shown(bot.db, question)
+                if bank.questions[qid].kind.value == "single":
+                    return question, bank.questions[qid], order
+
+        # A wrong tap on shuffled options: the letter shown is what counts.
+        question, q, order = ask_single()
+        wrong_pos = next(p for p, f in enumerate(order) if not q.options[f].correct)
+        buttons = keyboard(question)
+        api.push_update(factories.callback(buttons[LETTERS[wrong_pos]], LEA, question))
         server.wait_for(lambda a: a.count("editMessageText") >= 1)
         edited = api.message(LEA["id"], question["message_id"])
-        assert " ".join(q.options[wrong].rationale.split()) in " ".join(edited["text"].split())
+        rationale = q.options[order[wrong_pos]].rationale
+        assert " ".join(rationale.split()) in " ".join(edited["text"].split())
         assert "Not quite" in edited["text"]
-
-        api.push_update(factories.callback(buttons[LETTERS[wrong]], LEA, question))
+        api.push_update(factories.callback(buttons[LETTERS[wrong_pos]], LEA, question))
         server.wait_for(
             lambda a: any(
                 "already answered" in c.params.get("text", "")
                 for c in a.calls_of("answerCallbackQuery")
             )
         )
+
+        # /mistakes brings it back; with confidence on, Sure comes before the verdict.
+        api.push_update(factories.command("/confidence on", LEA, LEA_CHAT))
+        server.wait_for(lambda a: "Confidence on" in (a.last_text(LEA["id"]) or ""))
+        again, q2, order2 = ask_single("/mistakes")
+        assert q2.id == q.id
+        right_pos = order2.index(min(q2.correct_indices))
+        edits = api.count("editMessageReplyMarkup")
+        api.push_update(factories.callback(keyboard(again)[LETTERS[right_pos]], LEA, again))
+        server.wait_for(lambda a: a.count("editMessageReplyMarkup") > edits)
+        sure = keyboard(api.message(LEA["id"], again["message_id"]))
+        api.push_update(factories.callback(sure[f"Sure ({LETTERS[right_pos]})"], LEA, again))
+        server.wait_for(
+            lambda a: a.message(LEA["id"], again["message_id"])["text"].startswith("✅")
+        )
+        next_data = keyboard(api.message(LEA["id"], again["message_id"]))["Next question ▶️"]
+        api.push_update(factories.callback(next_data, LEA, again))
+        server.wait_for(lambda a: "No mistakes left to review" in (a.last_text(LEA["id"]) or ""))
         assert bot.stop() == 0
 
     with sqlite3.connect(bot.db) as conn:
-        rows = conn.execute("SELECT user_id, question_id, chosen, correct FROM answers").fetchall()
-    assert rows == [(LEA["id"], qid, str(wrong), 0)]
+        rows = conn.execute(
+            "SELECT question_id, chosen, correct, confidence FROM answers ORDER BY id"
+        ).fetchall()
+        memory = conn.execute("SELECT question_id, reps, lapses FROM memory_states").fetchall()
+    # Stored by the file's order, whatever letters were shown.
+    assert rows == [
+        (q.id, str(order[wrong_pos]), 0, None),
+        (q.id, str(min(q.correct_indices)), 1, "sure"),
+    ]
+    assert memory == [(q.id, 2, 1)]
     log = bot.output()
     assert TOKEN not in log and TOKEN.split(":")[1] not in log
     assert "Traceback" not in log

@@ -38,9 +38,9 @@ def test_equal_questions_are_one_cache_entry() -> None:
     assert faces.frozen(a.questions["q2"]) == faces.frozen(b.questions["q2"])
 
 
-def test_push_keyboard_template_carries_the_stand_in_id() -> None:
+def test_push_keyboard_template_carries_the_stand_in_id_and_token() -> None:
     bank = sample_bank.bank([sample_bank.question("q3")])
     parts, template = faces.private_push(bank, bank.questions["q3"])
     assert parts[0].startswith("📅")
     buttons = json.loads(template)["inline_keyboard"][0]
-    assert buttons[0]["callback_data"] == f"a:{faces.STAND_IN_ID}:0"
+    assert buttons[0]["callback_data"] == f"a:{faces.STAND_IN_KEY}:0"

@@ -13,6 +13,7 @@ import pytest
 from bot.bank.loader import load_banks
 from bot.bank.models import LETTERS, Kind, Question
 from bot.config import BUNDLED_QUESTIONS
+from bot.domain.display import decode_order, to_display
 from tests import factories
 from tests.botprocess import BotProcess
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
@@ -74,12 +75,16 @@ def test_group_round_with_three_members(tmp_path: Path) -> None:
             message = server.wait_for(question_posted)
             delivery_id = int(next(iter(keyboard(message).values())).split(":")[1])
             with sqlite3.connect(bot.db) as conn:
-                (qid,) = conn.execute(
-                    "SELECT question_id FROM deliveries WHERE id = ?", (delivery_id,)
+                qid, stored_order = conn.execute(
+                    "SELECT question_id, option_order FROM deliveries WHERE id = ?", (delivery_id,)
                 ).fetchone()
             q = bank.questions[qid]
-            right = set(q.correct_indices)
-            wrong = {next(i for i, o in enumerate(q.options) if not o.correct)}
+            # Options are shown shuffled: tap the letters where the right and wrong ones landed.
+            order = decode_order(stored_order, len(q.options))
+            right = set(to_display(order, q.correct_indices))
+            wrong = set(
+                to_display(order, {next(i for i, o in enumerate(q.options) if not o.correct)})
+            )
             if q.kind is Kind.MULTIPLE:
                 wrong |= {min(right)}
 

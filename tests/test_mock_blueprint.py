@@ -98,7 +98,7 @@ def test_exam_plans_full_short_and_reduced() -> None:
 
 
 def _pinned_question() -> Question:
-    data = sample_bank.question("p1", n_options=5).model_dump()
+    data = sample_bank.question("p1", n_options=5, shuffle=True).model_dump()
     data["options"][-1]["pin"] = True
     return Question.model_validate(data)
 

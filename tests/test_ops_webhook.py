@@ -78,7 +78,8 @@ def test_webhook_checks_secret_serves_health_and_stops_on_sigterm(tmp_path: Path
             assert server.api.webhook_secret == SECRET
 
             assert post_webhook(url, factories.command("/start", ann, chat), SECRET) == 200
-            server.wait_for(lambda api: api.count("sendMessage", chat_id=601) == 1)
+            # The welcome, then the one-time exam-date offer.
+            server.wait_for(lambda api: api.count("sendMessage", chat_id=601) == 2)
 
             # Forged updates: refused before parsing, never processed.
             assert post_webhook(url, factories.command("/quiz", ann, chat), "wrong") == 403
@@ -86,9 +87,9 @@ def test_webhook_checks_secret_serves_health_and_stops_on_sigterm(tmp_path: Path
             assert post_raw(url, b"[1, 2]", SECRET) == 400
             assert post_raw(url, b"not json", SECRET) == 400
             assert post_webhook(url, factories.command("/help", ann, chat), SECRET) == 200
-            server.wait_for(lambda api: api.count("sendMessage", chat_id=601) == 2)
+            server.wait_for(lambda api: api.count("sendMessage", chat_id=601) == 3)
             assert "How quizbot works" in (server.api.last_text(601) or "")
-            assert server.api.count("sendMessage") == 2  # no question went out for a /quiz
+            assert server.api.count("sendMessage") == 3  # no question went out for a /quiz
 
             health_url = url.replace("/telegram/hook", "/healthz")
             status, report = get_json(health_url)

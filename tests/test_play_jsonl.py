@@ -159,6 +159,66 @@ async def test_next_then_answer_wrong_then_again_then_stats(tmp_path: Path) -> N
         ]
 
 
+async def test_shuffled_options_are_answered_by_position_and_stored_by_file_index(
+    tmp_path: Path,
+) -> None:
+    q = sample_bank.question("mixed", correct=(0, 3), n_options=6, shuffle=True)
+    catalog = Catalog({"demo": sample_bank.bank([q])})
+    async with session(tmp_path, catalog) as s:
+        asked = await s.handle('{"cmd": "next"}')
+        shown = [text.split()[1] for text in asked["options"]]  # "Option C of mixed" -> C
+        assert sorted(shown) == list("ABCDEF") and shown != list("ABCDEF")
+        keys = sorted([shown.index("A"), shown.index("D")])
+        wrong = [p for p in range(6) if p not in keys][:2]
+        request = {"cmd": "answer", "delivery": 1, "chosen": wrong, "seconds": 9.25}
+        verdict = await s.handle(json.dumps({**request, "confidence": "sure"}))
+        assert verdict["correct_options"] == keys
+        assert verdict["chosen"] == sorted(wrong) and verdict["correct"] is False
+    with sqlite3.connect(tmp_path / "s.sqlite3") as conn:
+        row = conn.execute("SELECT chosen, time_to_answer_ms, confidence FROM answers").fetchone()
+        stored = conn.execute("SELECT option_order FROM deliveries").fetchone()[0]
+    order = [int(i) for i in stored.split(",")]  # file index at each shown position
+    assert row == (",".join(str(i) for i in sorted(order[p] for p in wrong)), 9250, "sure")
+
+
+async def test_exam_date_is_stored_per_learner_and_bank(tmp_path: Path) -> None:
+    replies = await talk(
+        tmp_path,
+        [
+            {"cmd": "exam_date", "user": 4, "date": "2027-02-01"},
+            {"cmd": "exam_date", "user": 5, "date": "2027-03-01"},
+            {"cmd": "exam_date", "user": 5, "date": None},
+            {"cmd": "exam_date", "user": 6, "date": "2027-01-03"},
+            {"cmd": "exam_date", "user": 6},
+        ],
+        bank="other",
+    )
+    assert replies[:3] == [{"type": "ok", "user": u} for u in (4, 5, 5)]
+    assert replies[3]["message"] == "the exam date 2027-01-03 is before today (2027-01-04)"
+    assert replies[4]["message"].startswith('"date" is required')
+    with sqlite3.connect(tmp_path / "j.sqlite3") as conn:
+        rows = conn.execute("SELECT user_id, bank_id, exam_date FROM exam_dates").fetchall()
+    assert rows == [(4, "other", "2027-02-01")]
+
+
+async def test_due_reviews_come_back_once_the_clock_moves(tmp_path: Path) -> None:
+    # Six questions, two met on day one: without time passing the queue brings new ones;
+    # a month later the two met ones are due again and come back first.
+    qs = [sample_bank.question(f"q{i}", correct=(1,)) for i in range(6)]
+    async with session(tmp_path, Catalog({"demo": sample_bank.bank(qs)})) as s:
+        assert (await s.handle('{"cmd": "exam_date", "date": "2027-06-30"}'))["type"] == "ok"
+        met = []
+        for delivery in (1, 2):
+            met.append((await s.handle('{"cmd": "next"}'))["question_id"])
+            answer = {"cmd": "answer", "delivery": delivery, "chosen": [1]}
+            assert (await s.handle(json.dumps(answer)))["correct"] is True
+        same_day = (await s.handle('{"cmd": "next"}'))["question_id"]
+        assert same_day not in met
+        await s.handle(json.dumps({"cmd": "advance", "seconds": 60 * 86400}))
+        later = {(await s.handle('{"cmd": "next"}'))["question_id"] for _ in range(2)}
+    assert later == set(met)
+
+
 async def test_select_two_wants_two_positions_and_grades_them(tmp_path: Path) -> None:
     q = sample_bank.question("pair", correct=(0, 2))
     catalog = Catalog({"demo": sample_bank.bank([q])})
@@ -312,7 +372,7 @@ async def test_bank_option_and_an_empty_or_withdrawn_question(tmp_path: Path) ->
         catalog=catalog,
         bank="other",
     )
-    assert gone["message"] == "user 1 has no delivery 1"
+    assert gone["message"] == "delivery 1: its question was withdrawn from the bank"
     assert none == {"type": "none", "user": 1}
 
 

@@ -167,7 +167,8 @@ class JsonlSession:
             "stem": q.stem,
             "kind": q.kind.value,
             "select": q.select_count,
-            "options": [q.options[i].text for i in shown_order(delivery)],
+            # The delivery's question is as shown: options in its stored (shuffled) order.
+            "options": [o.text for o in q.options],
         }
 
     async def answer(self, user: int, req: dict[str, Any]) -> Reply:
@@ -187,32 +188,40 @@ class JsonlSession:
         delivery = self._open.get(delivery_id) or await self.service.delivery(delivery_id)
         if delivery is None or delivery.chat_id != user:
             raise BadRequest(f"user {user} has no delivery {delivery_id}")
-        order = shown_order(delivery)
-        if len(set(chosen)) != len(chosen) or not all(0 <= i < len(order) for i in chosen):
-            raise BadRequest(f'"chosen" must name distinct positions from 0 to {len(order) - 1}')
         q = delivery.question
+        n = len(q.options)
+        if len(set(chosen)) != len(chosen) or not all(0 <= i < n for i in chosen):
+            raise BadRequest(f'"chosen" must name distinct positions from 0 to {n - 1}')
         if len(chosen) != q.select_count:
+            # As in the chat, a wrong count is a slip to correct: the question stays open.
             raise BadRequest(f"this question asks for {q.select_count} option(s)")
-        indices = frozenset(order[i] for i in chosen)
-        _ = seconds  # recorded once the service stores response times
         outcome = await self.service.answer(
-            delivery_id, Learner(id=user, first_name="jsonl"), user, indices
+            delivery_id,
+            Learner(id=user, first_name="jsonl"),
+            user,
+            frozenset(chosen),
+            confidence=Confidence(confidence) if confidence is not None else None,
+            seconds=seconds,
         )
-        if outcome.status is AnswerStatus.REMOVED:
+        status = outcome.status
+        if status is AnswerStatus.CONFIRM:
+            raise BadRequest('this learner is asked how sure they are: add "confidence"')
+        if status is AnswerStatus.REMOVED:
             raise BadRequest(f"delivery {delivery_id}: its question was withdrawn from the bank")
-        if outcome.status not in (AnswerStatus.RECORDED, AnswerStatus.ALREADY):
-            raise BadRequest(f"delivery {delivery_id} cannot be answered ({outcome.status})")
+        if status is AnswerStatus.REVISED:
+            raise BadRequest(f"delivery {delivery_id}: the question changed since it was shown")
+        if status not in (AnswerStatus.RECORDED, AnswerStatus.ALREADY):
+            raise BadRequest(f"delivery {delivery_id} cannot be answered ({status})")
         self._open.pop(delivery_id, None)
-        position = {index: pos for pos, index in enumerate(order)}
         reply: Reply = {
             "type": "verdict",
             "user": user,
             "delivery": delivery_id,
             "correct": outcome.correct,
-            "correct_options": sorted(position[i] for i in q.correct_indices),
-            "chosen": sorted(position[i] for i in outcome.chosen),
+            "correct_options": [p for p, o in enumerate(q.options) if o.correct],
+            "chosen": sorted(outcome.chosen),
         }
-        if outcome.status is AnswerStatus.ALREADY:
+        if status is AnswerStatus.ALREADY:
             reply["already"] = True
         return reply
 
@@ -231,16 +240,24 @@ class JsonlSession:
 
     async def exam_date(self, user: int, req: dict[str, Any]) -> Reply:
         """Set (or clear with null) the learner's exam date in this bank."""
-        raw = req.get("date")
+        if "date" not in req:
+            raise BadRequest('"date" is required: YYYY-MM-DD, or null to clear it')
+        raw = req["date"]
+        date: dt.date | None = None
         if raw is not None:
-            if not isinstance(raw, str):
-                raise BadRequest('"date" must be YYYY-MM-DD or null')
             try:
-                dt.date.fromisoformat(raw)
+                date = dt.date.fromisoformat(raw) if isinstance(raw, str) else None
             except ValueError:
-                raise BadRequest('"date" must be YYYY-MM-DD or null') from None
+                date = None
+            if date is None:
+                raise BadRequest('"date" must be YYYY-MM-DD or null')
         await self._learner(user)
-        raise BadRequest("exam dates are not stored yet")
+        if date is not None:
+            today = (await self.service.learning.exam(user)).today
+            if date < today:
+                raise BadRequest(f"the exam date {date} is before today ({today})")
+        await self.service.learning.set_exam(user, date)
+        return {"type": "ok", "user": user}
 
     async def topic(self, user: int, req: dict[str, Any]) -> Reply:
         """Practise one topic of the bank, or all of them (null)."""
@@ -297,11 +314,6 @@ class JsonlSession:
 
 def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
-
-
-def shown_order(delivery: Delivery) -> tuple[int, ...]:
-    """The question's option indices in the order the learner is shown them."""
-    return tuple(range(len(delivery.question.options)))
 
 
 async def serve(session: JsonlSession, stdin: TextIO, out: TextIO) -> int:

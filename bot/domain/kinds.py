@@ -12,6 +12,7 @@ class Source(StrEnum):
     """What asked for a delivery (the `deliveries.source` column)."""
 
     QUIZ = "quiz"  # /quiz, Next question, a topic chosen (private)
+    MISTAKES = "mistakes"  # /mistakes and its Next question: only questions last answered wrong
     DAILY = "daily"  # the daily push (private chats, groups and channels)
     GROUP = "group"  # /quiz in a group or channel
     TERMINAL = "terminal"  # `quizbot play`

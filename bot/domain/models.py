@@ -32,6 +32,10 @@ class Delivery:
     sent_at: float
     message_id: int | None = None  # None until Telegram accepted the message
     closes_at: float | None = None  # groups and channels: end of the answer window
+    # `question` is the question AS SHOWN (options in display order); order[p] is the file
+    # index of the option at position p. Answers are stored in file order.
+    order: tuple[int, ...] = ()
+    token: str | None = None  # in the buttons' callback data; None for older deliveries
 
 
 class AnswerStatus(StrEnum):
@@ -41,6 +45,9 @@ class AnswerStatus(StrEnum):
     REMOVED = "removed"  # the question is no longer in the bank
     UNKNOWN = "unknown"  # no such delivery here, or an option that does not exist
     EMPTY = "empty"  # Submit without exactly the number of options the question asks for
+    STALE = "stale"  # a button from another copy of the data (a restored backup)
+    REVISED = "revised"  # the question's options or key changed since it was shown
+    CONFIRM = "confirm"  # choice held until the learner says how sure they are
 
 
 @dataclass(frozen=True, slots=True)

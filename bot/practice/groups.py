@@ -12,7 +12,7 @@ import random
 import sqlite3
 import weakref
 
-from bot.domain import grading, zones
+from bot.domain import display, grading, zones
 from bot.domain.groups import GroupSettings, Leaderboard, Reveal, week_start
 from bot.domain.kinds import PollMode, Source
 from bot.domain.models import Delivery
@@ -216,14 +216,14 @@ class GroupService:
             question = self.catalog.question(record.bank_id, record.question_id)
             if question is None:
                 return None
+            # The record read before the claim: the claim only set revealed_at and closed_at.
+            delivery = delivery_from(record, question)
             per_option = [0] * len(question.options)
             chosen_list = gsql.chosen_of_delivery(conn, delivery_id)
             for encoded in chosen_list:
-                for i in grading.decode_choice(encoded):
-                    if 0 <= i < len(per_option):
-                        per_option[i] += 1
-            # The record read before the claim: the claim only set revealed_at and closed_at.
-            delivery = delivery_from(record, question)
+                # Answers are stored in file order; the reveal counts per displayed option.
+                for p in display.to_display(delivery.order, grading.decode_choice(encoded)):
+                    per_option[p] += 1
             return Reveal(delivery, len(chosen_list), tuple(per_option), record.poll_id)
 
         return await self.db.write(claim)
@@ -242,8 +242,20 @@ class GroupService:
         self, delivery_id: int, user_id: int
     ) -> tuple[frozenset[int], bool] | None:
         """A member's recorded answer (chosen options, correct) to one question."""
-        found = await self.db.read(lambda c: sql.existing_answer(c, delivery_id, user_id))
-        return None if found is None else (found.chosen, found.correct)
+
+        def go(conn: sqlite3.Connection) -> tuple[frozenset[int], bool] | None:
+            found = sql.existing_answer(conn, delivery_id, user_id)
+            record = sql.delivery_record(conn, delivery_id)
+            if found is None or record is None:
+                return None
+            question = self.catalog.question(record.bank_id, record.question_id)
+            if question is None:
+                return None
+            # Stored in file order; shown in the delivery's order.
+            order = display.decode_order(record.option_order, len(question.options))
+            return display.to_display(order, found.chosen), found.correct
+
+        return await self.db.read(go)
 
     async def answer_count(self, delivery_id: int) -> int:
         return await self.db.read(lambda c: sql.answer_count(c, delivery_id))

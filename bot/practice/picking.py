@@ -1,5 +1,6 @@
 """What to ask next and the delivery that records it: the one implementation behind /quiz,
-Next question, the daily push (private and group) and /quiz in a group.
+Next question, /mistakes, the daily push, `quizbot play` (the learning engine's study queue)
+and /quiz in a group (the chat's own rotation: a group has no single learner).
 
 Plain sync functions on a connection, so a caller's transaction (an answer, a batch of push
 claims) picks without another round trip.
@@ -7,17 +8,69 @@ claims) picks without another round trip.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
+import secrets
 import sqlite3
+import string
 from collections.abc import Mapping
+from dataclasses import replace
+from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Question
+from bot.domain import display
 from bot.domain.kinds import Source
 from bot.domain.models import Delivery
 from bot.domain.selection import Seen, choose_next
+from bot.learning import queue
+from bot.learning.memory import from_timestamp
 from bot.practice.catalog import Catalog
+from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.practice_sql import DeliveryRecord
+
+TOKEN_CHARS = string.ascii_lowercase + string.digits
+TOKEN_LENGTH = 4
+
+
+def new_token() -> str:
+    """A delivery's button token: random per delivery, so a restored copy of the database
+    (which hands the same delivery ids out again) cannot match a newer message's buttons."""
+    return "".join(secrets.choice(TOKEN_CHARS) for _ in range(TOKEN_LENGTH))
+
+
+def record(
+    conn: sqlite3.Connection,
+    bank: Bank,
+    question: Question,
+    rng: random.Random,
+    *,
+    chat_id: int,
+    user_id: int | None,
+    source: Source,
+    now: float,
+    closes_at: float | None = None,
+) -> Delivery:
+    """Record a delivery of `question` with its own option order, version and token."""
+    order = display.shuffled_order(question, rng)
+    row = DeliveryRecord(
+        0, chat_id, None, user_id, bank.id, question.id, source, now, closes_at, None, None,
+        display.encode_order(order), display.question_version(question), new_token(),
+    )  # fmt: skip
+    did = sql.insert_delivery(
+        conn,
+        chat_id=chat_id,
+        user_id=user_id,
+        bank_id=bank.id,
+        question_id=question.id,
+        source=source,
+        now=now,
+        closes_at=closes_at,
+        option_order=row.option_order,
+        version=row.version,
+        token=row.token,
+    )
+    return delivery_from(replace(row, id=did), question)
 
 
 def pick_and_record(
@@ -33,45 +86,91 @@ def pick_and_record(
     now: float,
     closes_at: float | None = None,
 ) -> Delivery | None:
-    """Choose among the topic's questions (all of the bank's if the topic is gone or empty)
-    by the `choose_next` rule and record the delivery; None if the bank has no question."""
+    """A group's rotation: among the topic's questions (all of the bank's if the topic is gone
+    or empty) by the `choose_next` rule, recorded; None if the bank has no question."""
     topic = topic if topic and bank.meta.topic(topic) else None
     candidates = [q.id for q in bank.in_topic(topic)] or list(bank.questions)
     qid = choose_next(candidates, history, rng)
     if qid is None:
         return None
-    did = sql.insert_delivery(
-        conn,
-        chat_id=chat_id,
-        user_id=user_id,
-        bank_id=bank.id,
-        question_id=qid,
-        source=source,
-        now=now,
-        closes_at=closes_at,
-    )
-    record = DeliveryRecord(
-        did, chat_id, None, user_id, bank.id, qid, source, now, closes_at, None, None
-    )
-    return delivery_from(record, bank.questions[qid])
+    return record(
+        conn, bank, bank.questions[qid], rng,
+        chat_id=chat_id, user_id=user_id, source=source, now=now, closes_at=closes_at,
+    )  # fmt: skip
+
+
+def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
+    """The learner's local date and its start in UTC."""
+    zone = ZoneInfo(timezone)
+    local = dt.datetime.fromtimestamp(now, zone)
+    start = dt.datetime.combine(local.date(), dt.time(), zone).astimezone(dt.UTC)
+    return local.date(), start
+
+
+def pick_for_learner(
+    conn: sqlite3.Connection,
+    catalog: Catalog,
+    bank: Bank,
+    rng: random.Random,
+    *,
+    user_id: int,
+    chat_id: int,
+    topic: str | None,
+    source: Source,
+    now: float,
+    timezone: str,
+    mistakes: bool = False,
+) -> Delivery | None:
+    """The learner's next question by the study queue (`bot.learning.queue.choose_next`), or
+    with `mistakes` the most forgotten question whose last answer was wrong; recorded.
+    None when the topic has no question (or, with `mistakes`, no mistake is left)."""
+    topic = topic if topic and bank.meta.topic(topic) else None
+    plan = catalog.blueprint(bank)
+    memory = lsql.memory_states(conn, user_id, bank.id)
+    last = lsql.last_question(conn, user_id, bank.id)
+    at = from_timestamp(now)
+    if mistakes:
+        qid = queue.next_mistake(plan, memory, at, last_question_id=last, topic=topic)
+    else:
+        date, start = learner_today(now, timezone)
+        learner = queue.Learner(
+            memory=memory,
+            today=queue.today_from_memory(memory, date, start),
+            exam_date=lsql.exam_date(conn, user_id, bank.id),
+            topic=topic if topic and plan.by_topic.get(topic) else None,
+            misconceptions=lsql.misconception_states(conn, user_id, bank.id),
+            last_question_id=last,
+        )
+        pick = queue.choose_next(plan, learner, at, rng)
+        qid = None if pick is None else pick.question_id
+    if qid is None:
+        return None
+    return record(
+        conn, bank, bank.questions[qid], rng,
+        chat_id=chat_id, user_id=user_id, source=source, now=now,
+    )  # fmt: skip
 
 
 def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:
-    """The delivery of a stored row, or None when its question left the bank."""
+    """The delivery of a stored row (the current question), or None when it left the bank."""
     question = catalog.question(record.bank_id, record.question_id)
     return None if question is None else delivery_from(record, question)
 
 
 def delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
-    """A stored row with its question: the one place a Delivery is built."""
+    """A stored row with its question (file order): the one place a Delivery is built. The
+    Delivery carries the question as shown, in the row's option order."""
+    order = display.decode_order(record.option_order, len(question.options))
     return Delivery(
         id=record.id,
         chat_id=record.chat_id,
         bank_id=record.bank_id,
-        question=question,
+        question=display.displayed(question, order),
         source=record.source,
         audience=record.audience,
         sent_at=record.sent_at,
         message_id=record.message_id,
         closes_at=record.closes_at,
+        order=order,
+        token=record.token,
     )

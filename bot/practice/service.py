@@ -10,7 +10,7 @@ import sqlite3
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Kind
-from bot.domain import grading
+from bot.domain import display, grading
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import (
     AnswerOutcome,
@@ -21,9 +21,13 @@ from bot.domain.models import (
     TopicStats,
 )
 from bot.domain.streaks import current_streak
+from bot.learning.memory import Answer, Confidence, from_timestamp
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
-from bot.practice.picking import delivery_of, pick_and_record
+from bot.practice.learning_service import LearningService
+from bot.practice.picking import delivery_from, pick_for_learner
+from bot.practice.picking import record as record_delivery
+from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.db import Database
 from bot.storage.practice_sql import DeliveryRecord
@@ -49,6 +53,9 @@ class PracticeService:
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.default_timezone = default_timezone
+        self.learning = LearningService(
+            db, catalog, clock=self.clock, default_timezone=default_timezone
+        )
 
     async def register(self, learner: Learner, *, started: bool = False) -> None:
         """Remember a user (and that they opened a private chat, when started)."""
@@ -74,14 +81,27 @@ class PracticeService:
         return True
 
     async def next_delivery(
-        self, chat_id: int, learner: Learner, *, source: Source = Source.QUIZ
+        self,
+        chat_id: int,
+        learner: Learner,
+        *,
+        source: Source = Source.QUIZ,
+        after: int | None = None,
     ) -> Delivery | None:
-        """Pick the learner's next question and record its delivery (message id comes later)."""
+        """Pick the learner's next question and record its delivery (message id comes later).
+
+        `after`: the delivery whose Next button was tapped; a /mistakes question's Next stays
+        in /mistakes. Source MISTAKES: only questions last answered wrong (None when none left).
+        """
         now = self.clock.now()
 
         def pick(conn: sqlite3.Connection) -> Delivery | None:
             sql.upsert_user(conn, learner, now)
-            return self.pick(conn, chat_id, learner.id, source, now)
+            mode = source
+            before = sql.delivery_record(conn, after) if after is not None else None
+            if before is not None and before.source is Source.MISTAKES:
+                mode = Source.MISTAKES
+            return self.pick(conn, chat_id, learner.id, mode, now)
 
         return await self.db.write(pick)
 
@@ -100,17 +120,18 @@ class PracticeService:
         inside a caller's transaction (the daily push claims a batch with it)."""
         prefs = sql.user_prefs(conn, user_id)
         bank = self.catalog.bank(bank_id or prefs.bank_id)
-        history = sql.history(conn, user_id, bank.id)
-        return pick_and_record(
+        return pick_for_learner(
             conn,
+            self.catalog,
             bank,
-            topic or prefs.topic,
-            history,
             self.rng,
-            chat_id=chat_id,
             user_id=user_id,
+            chat_id=chat_id,
+            topic=topic or prefs.topic,
             source=source,
             now=now,
+            timezone=prefs.timezone or self.default_timezone,
+            mistakes=source is Source.MISTAKES,
         )
 
     def pick_daily(
@@ -123,25 +144,52 @@ class PracticeService:
         )
         return None if found is None else (found.id, found.bank_id, found.question.id)
 
+    async def is_mistakes_round(self, delivery_id: int) -> bool:
+        """Whether a delivery was asked by /mistakes (its Next stays in /mistakes)."""
+        record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
+        return record is not None and record.source is Source.MISTAKES
+
     async def attach_message(self, delivery_id: int, message_id: int) -> None:
         """Store the Telegram message id of a delivery once it was sent."""
         await self.db.write(lambda c: sql.set_delivery_message(c, delivery_id, message_id))
 
-    async def delivery(self, delivery_id: int) -> Delivery | None:
-        """A delivery with its question, or None if either is gone."""
+    async def delivery(self, delivery_id: int, token: str | None = None) -> Delivery | None:
+        """A delivery with its question as shown, or None if either is gone (or the button's
+        token does not match: a button from another copy of the data)."""
         record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
-        return None if record is None else delivery_of(self.catalog, record)
+        if record is None or (token is not None and (record.token or "") != token):
+            return None
+        question = self.catalog.question_at(record.bank_id, record.question_id, record.version)
+        if question is None:
+            question = self.catalog.question(record.bank_id, record.question_id)
+        return None if question is None else delivery_from(record, question)
 
+    # `token` below: the one in the button's callback data ("" for a button made before
+    # tokens), or None when the caller is not a button (a poll vote, the terminal player).
     def _check(
-        self, conn: sqlite3.Connection, delivery_id: int, chat_id: int, now: float
+        self,
+        conn: sqlite3.Connection,
+        delivery_id: int,
+        chat_id: int,
+        now: float,
+        token: str | None = None,
     ) -> tuple[DeliveryRecord | None, Delivery | None, AnswerStatus | None]:
-        """The delivery behind a button, or why the press cannot count."""
+        """The delivery behind a button (its question as the learner saw it), or why the
+        press cannot count."""
         record = sql.delivery_record(conn, delivery_id)
         if record is None or record.chat_id != chat_id:
             return None, None, AnswerStatus.UNKNOWN
-        delivery = delivery_of(self.catalog, record)
-        if delivery is None:
+        if token is not None and token != (record.token or ""):
+            # Ids are handed out again after a restore from backup: the token tells copies
+            # apart. A button without a token ("") predates tokens and fits only such a row.
+            return None, None, AnswerStatus.STALE
+        current = self.catalog.question(record.bank_id, record.question_id)
+        if current is None:
             return record, None, AnswerStatus.REMOVED
+        question = self.catalog.question_at(record.bank_id, record.question_id, record.version)
+        if question is None:
+            return record, delivery_from(record, current), AnswerStatus.REVISED
+        delivery = delivery_from(record, question)
         if record.is_closed(now):
             return record, delivery, AnswerStatus.CLOSED
         return record, delivery, None
@@ -153,16 +201,45 @@ class PracticeService:
         chat_id: int,
         chosen: frozenset[int],
         *,
+        token: str | None = None,
         kind: Kind | None = None,
+        confidence: Confidence | None = None,
+        seconds: float | None = None,
     ) -> AnswerOutcome:
-        """Grade and record a learner's choice; a second answer to one delivery is not counted.
+        """Grade and record a learner's choice (display positions); a second answer to one
+        delivery is not counted. With confidence on (private chats), the choice is held
+        (CONFIRM) until `confirm`, unless `confidence` comes with it (machine clients).
 
         `kind` is the kind of question the button was made for: a single-answer button pressed
         (forged) on a "select two" question is refused, never graded as a full answer.
+        `seconds` is the response time when the client measured it (a simulated learner);
+        without it, the time since the delivery was recorded.
         """
         now = self.clock.now()
+
+        def record(c: sqlite3.Connection) -> AnswerOutcome:
+            return self._record(
+                c, delivery_id, learner, chat_id, chosen, now, token, kind,
+                confidence=confidence, seconds=seconds,
+            )  # fmt: skip
+
+        return await self.db.write(record)
+
+    async def confirm(
+        self,
+        delivery_id: int,
+        learner: Learner,
+        chat_id: int,
+        confidence: Confidence,
+        *,
+        token: str | None = None,
+    ) -> AnswerOutcome:
+        """Record the held choice with how sure the learner said they were."""
+        now = self.clock.now()
         return await self.db.write(
-            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now, kind)
+            lambda c: self._record(
+                c, delivery_id, learner, chat_id, None, now, token, confidence=confidence
+            )
         )
 
     def _record(
@@ -173,15 +250,22 @@ class PracticeService:
         chat_id: int,
         chosen: frozenset[int] | None,
         now: float,
+        token: str | None = None,
         kind: Kind | None = None,
+        *,
+        confidence: Confidence | None = None,
+        seconds: float | None = None,
     ) -> AnswerOutcome:
-        """The answer transaction; chosen None means the options toggled so far (Submit)."""
-        row, delivery, problem = self._check(conn, delivery_id, chat_id, now)
+        """The answer transaction: the answer row, the memory state and the misconceptions
+        change together or not at all. chosen None means the options held so far (Submit, or
+        the Sure/Unsure tap); positions are as displayed, the row stores file indices."""
+        row, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
         if problem is not None or row is None or delivery is None:
             return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
         question = delivery.question
         if kind is not None and kind is not question.kind:
             return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
+        group = delivery.audience is Audience.GROUP
         if chosen is None:
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)
@@ -193,45 +277,100 @@ class PracticeService:
             question.kind is Kind.SINGLE and len(chosen) != 1
         ):
             return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
+        if confidence is None and not group and lsql.learning_prefs(conn, learner.id).confidence:
+            if sql.existing_answer(conn, delivery_id, learner.id) is not None:
+                return self._already(conn, delivery, learner.id)
+            sql.set_pending_choice(conn, delivery_id, learner.id, grading.encode_choice(chosen))
+            return AnswerOutcome(AnswerStatus.CONFIRM, delivery, chosen)
         correct = grading.is_correct(question, chosen)
-        group = delivery.audience is Audience.GROUP
         if group:
             # In groups and channels a member may never have talked to the bot: keep the name
             # for leaderboards. Private practice created the row when it sent the question.
             sql.upsert_user(conn, learner, now)
+        file_chosen = display.to_file(delivery.order, chosen)
         fresh = sql.insert_answer(
             conn,
             delivery=row,
             user_id=learner.id,
             topic=question.topic,
-            chosen=grading.encode_choice(chosen),
+            chosen=grading.encode_choice(file_chosen),
             correct=correct,
             now=now,
+            confidence=confidence.value if confidence else None,
+            seconds=seconds,
         )
         if not fresh:
             return self._already(conn, delivery, learner.id)
-        if question.kind is Kind.MULTIPLE:
+        self._learn(conn, row, learner.id, file_chosen, correct, now, confidence, seconds)
+        if question.kind is Kind.MULTIPLE or confidence is not None:
             sql.clear_pending_choice(conn, delivery_id, learner.id)
         count = sql.answer_count(conn, delivery_id) if group else 0
         return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen, correct, count)
 
+    async def redeliver(self, delivery_id: int, learner: Learner, chat_id: int) -> Delivery | None:
+        """The current version of a revised question, as a new delivery to the same chat."""
+        now = self.clock.now()
+
+        def go(conn: sqlite3.Connection) -> Delivery | None:
+            old = sql.delivery_record(conn, delivery_id)
+            if old is None or old.chat_id != chat_id:
+                return None
+            question = self.catalog.question(old.bank_id, old.question_id)
+            if question is None:
+                return None
+            bank = self.catalog.bank(old.bank_id)
+            user_id = learner.id if old.user_id is not None else None
+            return record_delivery(
+                conn, bank, question, self.rng,
+                chat_id=chat_id, user_id=user_id, source=old.source, now=now,
+            )  # fmt: skip
+
+        return await self.db.write(go)
+
+    def _learn(
+        self,
+        conn: sqlite3.Connection,
+        row: DeliveryRecord,
+        user_id: int,
+        file_chosen: frozenset[int],
+        correct: bool,
+        now: float,
+        confidence: Confidence | None,
+        seconds: float | None = None,
+    ) -> None:
+        """The memory model and misconceptions take in a newly recorded answer."""
+        at = from_timestamp(now)
+        took = max(0.0, now - row.sent_at) if seconds is None else seconds
+        answer = Answer(row.question_id, at, correct, confidence, took)
+        lsql.review_answer(conn, user_id, row.bank_id, answer)
+        question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
+        if question is not None:
+            lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
+
     @staticmethod
     def _already(conn: sqlite3.Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:
-        """The answer this user gave before."""
+        """The answer this user gave before (shown in display positions)."""
         before = sql.existing_answer(conn, delivery.id, user_id)
         assert before is not None
         group = delivery.audience is Audience.GROUP
         count = sql.answer_count(conn, delivery.id) if group else 0
-        return AnswerOutcome(AnswerStatus.ALREADY, delivery, before.chosen, before.correct, count)
+        chosen = display.to_display(delivery.order, before.chosen)
+        return AnswerOutcome(AnswerStatus.ALREADY, delivery, chosen, before.correct, count)
 
     async def toggle(
-        self, delivery_id: int, learner: Learner, chat_id: int, option: int
+        self,
+        delivery_id: int,
+        learner: Learner,
+        chat_id: int,
+        option: int,
+        *,
+        token: str | None = None,
     ) -> AnswerOutcome:
         """Flip one option of a multiple-answer question; returns the options now selected."""
         now = self.clock.now()
 
         def flip(conn: sqlite3.Connection) -> AnswerOutcome:
-            _, delivery, problem = self._check(conn, delivery_id, chat_id, now)
+            _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
             if problem is not None or delivery is None:
                 return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
             question = delivery.question
@@ -252,12 +391,18 @@ class PracticeService:
         text = await self.db.read(lambda c: sql.pending_choice(c, delivery_id, user_id))
         return grading.decode_choice(text)
 
-    async def submit(self, delivery_id: int, learner: Learner, chat_id: int) -> AnswerOutcome:
+    async def submit(
+        self, delivery_id: int, learner: Learner, chat_id: int, *, token: str | None = None
+    ) -> AnswerOutcome:
         """Submit the toggled options of a multiple-answer question (EMPTY if none)."""
         now = self.clock.now()
-        return await self.db.write(
-            lambda c: self._record(c, delivery_id, learner, chat_id, None, now, Kind.MULTIPLE)
-        )
+
+        def go(conn: sqlite3.Connection) -> AnswerOutcome:
+            return self._record(
+                conn, delivery_id, learner, chat_id, None, now, token, Kind.MULTIPLE
+            )
+
+        return await self.db.write(go)
 
     async def stats(self, user_id: int) -> Stats:
         """Answered, accuracy overall and per topic, and the current streak of days."""

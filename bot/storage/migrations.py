@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+
+from bot.storage.learning_sql import backfill_memory
 
 SQL_PACKAGE = "bot.storage"
 SQL_DIR = "sql"
@@ -26,19 +29,29 @@ def applied(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
 
 
+def _python_steps() -> dict[str, Callable[[sqlite3.Connection], object]]:
+    """Python run after a migration's SQL, in the same transaction (data the SQL cannot
+    compute, such as replaying answers into memory states)."""
+    return {"0006_learning": backfill_memory}
+
+
 def apply_migrations(conn: sqlite3.Connection) -> list[str]:
     """Apply the pending migrations, each in its own transaction; return their names."""
     done = applied(conn)
     new: list[str] = []
+    steps = _python_steps()
     for name, sql in available():
         if name in done:
             continue
         # executescript commits any open transaction first, so the script carries its own
-        # BEGIN/COMMIT: a migration is applied whole or not at all.
+        # BEGIN: a migration (with its Python step) is applied whole or not at all.
         script = f"BEGIN IMMEDIATE;\n{sql}\nINSERT INTO schema_migrations(name) VALUES ('{name}');"
         try:
-            conn.executescript(script + "\nCOMMIT;")
-        except sqlite3.Error:
+            conn.executescript(script)
+            if (step := steps.get(name)) is not None:
+                step(conn)
+            conn.execute("COMMIT")
+        except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise

@@ -9,10 +9,12 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from bot.bank.models import Question
 from bot.domain.kinds import Source
+from bot.learning.memory import Answer, from_timestamp
 from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, TopicWeight
 from bot.mock.scoring import GradedAnswer, MockResult
-from bot.storage import practice_sql
+from bot.storage import learning_sql, practice_sql
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +285,7 @@ def record_graded_answers(
     """Record a submitted exam's graded answers as practice answers (one delivery each, source
     'mock'), so item statistics, the memory model and /stats count them; returns how many."""
     chat_id = exam.chat_id if exam.chat_id is not None else exam.user_id
+    snaps = snapshots(conn, exam.id)
     for g in graded:
         # sent_at is the exam start: time_to_answer then spans the exam up to that answer, an
         # honest upper bound (the exam does not record when each question was first shown).
@@ -297,7 +300,7 @@ def record_graded_answers(
         )
         delivery = practice_sql.delivery_record(conn, delivery_id)
         assert delivery is not None
-        practice_sql.insert_answer(
+        fresh = practice_sql.insert_answer(
             conn,
             delivery=delivery,
             user_id=exam.user_id,
@@ -306,4 +309,14 @@ def record_graded_answers(
             correct=g.correct,
             now=g.answered_at,
         )
+        if fresh:
+            # The memory model and misconceptions take the answer in the same transaction.
+            at = from_timestamp(g.answered_at)
+            answer = Answer(g.question_id, at, g.correct)
+            learning_sql.review_answer(conn, exam.user_id, exam.bank_id, answer)
+            if g.position < len(snaps):
+                question = Question.model_validate_json(snaps[g.position])
+                learning_sql.update_misconceptions(
+                    conn, exam.user_id, exam.bank_id, question, g.chosen, at
+                )
     return len(graded)

@@ -28,6 +28,9 @@ class DeliveryRecord:
     closes_at: float | None
     closed_at: float | None
     poll_id: str | None
+    option_order: str | None = None  # file indices in display order; None: file order
+    version: str | None = None  # content hash of the question as shown
+    token: str | None = None  # random, in the buttons: a restored copy cannot match it
 
     @property
     def audience(self) -> Audience:
@@ -145,12 +148,26 @@ def insert_delivery(
     source: Source,
     now: float,
     closes_at: float | None = None,
+    option_order: str | None = None,
+    version: str | None = None,
+    token: str | None = None,
 ) -> int:
     """A new delivery row (message id comes later, once Telegram accepted it)."""
     cur = conn.execute(
         "INSERT INTO deliveries (chat_id, user_id, bank_id, question_id, source, sent_at,"
-        " closes_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (chat_id, user_id, bank_id, question_id, source, now, closes_at),
+        " closes_at, option_order, version, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            chat_id,
+            user_id,
+            bank_id,
+            question_id,
+            source,
+            now,
+            closes_at,
+            option_order,
+            version,
+            token,
+        ),
     )
     assert cur.lastrowid is not None
     return cur.lastrowid
@@ -164,16 +181,17 @@ def delivery_record(conn: sqlite3.Connection, delivery_id: int) -> DeliveryRecor
     """One delivery, or None."""
     row = conn.execute(
         "SELECT id, chat_id, message_id, user_id, bank_id, question_id, source, sent_at,"
-        " closes_at, closed_at, poll_id FROM deliveries WHERE id = ?",
+        " closes_at, closed_at, poll_id, option_order, version, token FROM deliveries"
+        " WHERE id = ?",
         (delivery_id,),
     ).fetchone()
     if row is None:
         return None
-    did, chat_id, message_id, user_id, bank_id, question_id, source, *times, poll_id = row
-    sent_at, closes_at, closed_at = times
+    did, chat_id, message_id, user_id, bank_id, question_id, source, *rest = row
+    sent_at, closes_at, closed_at, poll_id, option_order, version, token = rest
     return DeliveryRecord(
         did, chat_id, message_id, user_id, bank_id, question_id, Source(source),
-        sent_at, closes_at, closed_at, poll_id,
+        sent_at, closes_at, closed_at, poll_id, option_order, version, token,
     )  # fmt: skip
 
 
@@ -186,11 +204,15 @@ def insert_answer(
     chosen: str,
     correct: bool,
     now: float,
+    confidence: str | None = None,
+    seconds: float | None = None,
 ) -> bool:
-    """Record an answer; False when this user had already answered this delivery."""
+    """Record an answer (chosen in FILE order; response time as the client measured it, else
+    from the delivery; never graded); False when this user had already answered this delivery."""
     cur = conn.execute(
         "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic, chosen,"
-        " correct, answered_at, time_to_answer_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " correct, answered_at, time_to_answer_ms, confidence)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (delivery_id, user_id) DO NOTHING",
         (
             delivery.id,
@@ -202,7 +224,8 @@ def insert_answer(
             chosen,
             int(correct),
             now,
-            max(0, round((now - delivery.sent_at) * 1000)),
+            max(0, round(((now - delivery.sent_at) if seconds is None else seconds) * 1000)),
+            confidence,
         ),
     )
     return cur.rowcount == 1

@@ -57,6 +57,8 @@ class Claim:
     question_id: str
     attempts: int
     due_at: float = 0.0  # when it fell due: a send later than due + grace is not made
+    option_order: str | None = None  # the delivery's display order (deliveries.option_order)
+    token: str | None = None  # the delivery's button token
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +226,23 @@ def claim(
                 done.append((PushState.FAILED, now, "no question to send", log_id))
                 continue
             delivery_id, bank_id, question_id = picked
+        shown = conn.execute(
+            "SELECT option_order, token FROM deliveries WHERE id = ?", (delivery_id,)
+        ).fetchone()
+        order, token = shown if shown is not None else (None, None)
         claims.append(
-            Claim(log_id, chat_id, kind, delivery_id, bank_id, question_id, attempts + 1, due_at)
+            Claim(
+                log_id,
+                chat_id,
+                kind,
+                delivery_id,
+                bank_id,
+                question_id,
+                attempts + 1,
+                due_at,
+                order,
+                token,
+            )
         )
     conn.executemany(
         "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", done

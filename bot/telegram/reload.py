@@ -33,6 +33,7 @@ class ReloadOutcome:
     banks: dict[str, int] = field(default_factory=dict)  # bank id -> questions
     added: int = 0
     removed: int = 0
+    changed: int = 0  # stem, options or key edited (answers on screen are not misgraded)
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -40,7 +41,10 @@ class ReloadOutcome:
         if not self.ok:
             return f"reload refused: {len(self.problems)} problem(s), the old banks stay"
         banks = ", ".join(f"{b} ({n})" for b, n in self.banks.items())
-        return f"reloaded {banks}: {self.added} question(s) added, {self.removed} removed"
+        return (
+            f"reloaded {banks}: {self.added} question(s) added, {self.removed} removed, "
+            f"{self.changed} changed"
+        )
 
 
 def _keys(banks: Mapping[str, Bank]) -> set[tuple[str, str]]:
@@ -56,6 +60,7 @@ async def reload_catalog(catalog: Catalog, paths: Sequence[Path]) -> ReloadOutco
         outcome = ReloadOutcome(ok=False, problems=problems)
     else:
         old, new = _keys(catalog.banks), _keys(result.banks)
+        before = {key: catalog.version(*key) for key in old & new}
         # The swap is one assignment on the event loop: a handler sees the old or the new set,
         # never a mix.
         catalog.replace(result.banks)
@@ -64,6 +69,7 @@ async def reload_catalog(catalog: Catalog, paths: Sequence[Path]) -> ReloadOutco
             banks={b: len(bank.questions) for b, bank in result.banks.items()},
             added=len(new - old),
             removed=len(old - new),
+            changed=sum(catalog.version(*key) != v for key, v in before.items()),
         )
     if outcome.ok:
         log.info("%s", outcome.summary())

@@ -124,6 +124,7 @@ async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
                     question_id=q.id,
                     source="quiz",
                     now=now,
+                    **shown(q, i),
                 )
                 sql.set_delivery_message(conn, did, i + 1)
                 out.append((did, user_id, i % len(q.options)))
@@ -131,7 +132,7 @@ async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
 
         seeded = await services.db.write(seed)
         updates = [
-            Update.de_json(callback_payload(i, user, f"a:{did}:{opt}", i + 1), app.bot)
+            Update.de_json(callback_payload(i, user, f"a:{did}:{TOKEN4}:{opt}", i + 1), app.bot)
             for i, (did, user, opt) in enumerate(seeded)
         ]
         run = await timed(app, updates, in_flight)
@@ -140,6 +141,24 @@ async def ours(tmp: Path, in_flight: int) -> tuple[Run, int]:
         )
         await app.post_shutdown(app)
     return run, count
+
+
+TOKEN4 = "b000"
+
+
+def shown(question: Any, i: int) -> dict[str, Any]:
+    """A delivery as the bot records one: shuffled options, the question's version, a token
+    (an empty dict on a code base without them, so main and a branch can be compared)."""
+    try:
+        from bot.domain import display
+    except ImportError:
+        return {}
+    order = display.shuffled_order(question, random.Random(i))
+    return {
+        "option_order": display.encode_order(order),
+        "version": display.question_version(question),
+        "token": TOKEN4,
+    }
 
 
 def summary(name: str, run: Run) -> float:

@@ -7,17 +7,20 @@ from telegram.error import TelegramError
 
 from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
+from bot.learning.memory import Confidence
 from bot.practice.chat_guards import EXPLAIN, NEXT
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_answers, group_topics
 from bot.telegram.handlers.common import (
     REFUSALS,
+    Press,
     is_private,
     learner,
     message_lock,
     pressed,
     query_message,
     send_next_question,
+    send_question,
 )
 from bot.telegram.outbound.send import edit_markup, edit_or_send, send_html
 from bot.telegram.views import callbacks, faces, keyboards, render, texts
@@ -48,8 +51,36 @@ async def _show_verdict(
         message.chat_id,
         message.message_id,
         faces.verdict_text(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
-        keyboards.verdict_keyboard(outcome.delivery.id),
+        keyboards.verdict_keyboard(outcome.delivery.id, outcome.delivery.token),
     )
+
+
+async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) -> None:
+    """What a private answer, submit or confidence tap comes to, shown."""
+    query = press.query
+    if outcome.status in REFUSALS:
+        await _refuse(query, REFUSALS[outcome.status])
+    elif outcome.status is AnswerStatus.REVISED:
+        # The options or key changed since this was shown, and that version is gone: grading
+        # against today's file could misgrade, so the current version is sent instead.
+        await query.answer(texts.CB_REVISED)
+        again = await context.services.practice.redeliver(
+            press.numbers[0], learner(query.from_user), press.message.chat_id
+        )
+        if again is not None:
+            await send_question(context, again)
+    elif outcome.status is AnswerStatus.CONFIRM:
+        assert outcome.delivery is not None
+        chosen = render.letters(outcome.chosen)
+        await query.answer(texts.CB_HOW_SURE.format(chosen=chosen))
+        await edit_markup(
+            context.bot,
+            press.message.chat_id,
+            press.message.message_id,
+            keyboards.confidence_keyboard(outcome.delivery.id, outcome.delivery.token, chosen),
+        )
+    else:
+        await _show_verdict(query, context, outcome)
 
 
 async def on_answer(update: Update, context: QuizContext) -> None:
@@ -64,12 +95,25 @@ async def on_answer(update: Update, context: QuizContext) -> None:
         learner(press.query.from_user),
         press.message.chat_id,
         frozenset({option}),
+        token=press.token,
         kind=Kind.SINGLE,
     )
-    if outcome.status in REFUSALS:
-        await _refuse(press.query, REFUSALS[outcome.status])
+    await _settle(press, context, outcome)
+
+
+async def on_confidence(update: Update, context: QuizContext) -> None:
+    """Sure or Unsure after the pick (confidence on): now the answer is recorded."""
+    if (press := await pressed(update, callbacks.CONFIDENCE)) is None:
         return
-    await _show_verdict(press.query, context, outcome)
+    sure = Confidence.SURE if press.flag == "s" else Confidence.UNSURE
+    outcome = await context.services.practice.confirm(
+        press.numbers[0],
+        learner(press.query.from_user),
+        press.message.chat_id,
+        sure,
+        token=press.token,
+    )
+    await _settle(press, context, outcome)
 
 
 async def on_toggle(update: Update, context: QuizContext) -> None:
@@ -83,13 +127,10 @@ async def on_toggle(update: Update, context: QuizContext) -> None:
     # their writes, so the ticks shown are the selection Submit will grade.
     async with message_lock(message.chat_id, message.message_id):
         outcome = await context.services.practice.toggle(
-            delivery_id, learner(query.from_user), message.chat_id, option
+            delivery_id, learner(query.from_user), message.chat_id, option, token=press.token
         )
-        if outcome.status in REFUSALS:
-            await _refuse(query, REFUSALS[outcome.status])
-            return
-        if outcome.status is AnswerStatus.ALREADY:
-            await _show_verdict(query, context, outcome)
+        if outcome.status is not AnswerStatus.RECORDED:
+            await _settle(press, context, outcome)
             return
         assert outcome.delivery is not None
         chosen = render.letters(outcome.chosen) or "nothing"
@@ -98,7 +139,9 @@ async def on_toggle(update: Update, context: QuizContext) -> None:
             context.bot,
             message.chat_id,
             message.message_id,
-            keyboards.question_keyboard(delivery_id, outcome.delivery.question, outcome.chosen),
+            keyboards.question_keyboard(
+                delivery_id, outcome.delivery.question, outcome.chosen, outcome.delivery.token
+            ),
         )
 
 
@@ -110,16 +153,13 @@ async def on_submit(update: Update, context: QuizContext) -> None:
         return await group_answers.on_submit(press, context)
     query, (delivery_id,) = press.query, press.numbers
     outcome = await context.services.practice.submit(
-        delivery_id, learner(query.from_user), press.message.chat_id
+        delivery_id, learner(query.from_user), press.message.chat_id, token=press.token
     )
     if outcome.status is AnswerStatus.EMPTY and outcome.delivery is not None:
         count = outcome.delivery.question.select_count
         await query.answer(texts.CB_PICK_FIRST.format(count=render.NUMBER_WORDS.get(count, count)))
         return
-    if outcome.status in REFUSALS:
-        await _refuse(query, REFUSALS[outcome.status])
-        return
-    await _show_verdict(query, context, outcome)
+    await _settle(press, context, outcome)
 
 
 async def on_next(update: Update, context: QuizContext) -> None:
@@ -135,7 +175,9 @@ async def on_next(update: Update, context: QuizContext) -> None:
         return
     await press.query.answer()
     try:
-        await send_next_question(context, press.message.chat_id, press.query.from_user)
+        await send_next_question(
+            context, press.message.chat_id, press.query.from_user, after=delivery_id
+        )
     except TelegramError:
         await guards.release_button(delivery_id, NEXT)  # nothing was sent: may be tapped again
         raise
@@ -146,7 +188,7 @@ async def on_explain(update: Update, context: QuizContext) -> None:
     if (press := await pressed(update, callbacks.EXPLAIN)) is None:
         return
     query, message = press.query, press.message
-    delivery = await context.services.practice.delivery(press.numbers[0])
+    delivery = await context.services.practice.delivery(press.numbers[0], token=press.token)
     if delivery is None or delivery.chat_id != message.chat_id:
         await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
         return
@@ -222,3 +264,27 @@ async def on_bank(update: Update, context: QuizContext) -> None:
         texts.CHOOSE_TOPIC.format(bank=esc(bank.meta.title)),
         keyboards.topics_keyboard(bank, None, others),
     )
+
+
+async def on_exam_offer(update: Update, context: QuizContext) -> None:
+    """A button of /start's exam-date offer: in 2 weeks, 1 month, 3 months, or no date."""
+    if (press := await pressed(update, callbacks.EXAM_OFFER)) is None:
+        return
+    (days,) = press.numbers
+    learning = context.services.practice.learning
+    info = await learning.set_exam_in(press.query.from_user.id, days or None)
+    if info.date is None:
+        await press.query.answer(texts.CB_EXAM_NONE)
+    else:
+        await press.query.answer(texts.CB_EXAM_SET.format(date=info.date.isoformat()))
+    message = press.message
+    text = render.exam_text(info)
+    await edit_or_send(context.bot, message.chat_id, message.message_id, text)
+
+
+async def on_practice(update: Update, context: QuizContext) -> None:
+    """ "Back to practice" under "No mistakes left": the normal next question."""
+    if (press := await pressed(update, callbacks.PRACTICE)) is None:
+        return
+    await press.query.answer()
+    await send_next_question(context, press.message.chat_id, press.query.from_user)

@@ -11,7 +11,7 @@ from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.photos import send_png
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import keyboards, mock_texts, texts
+from bot.telegram.views import keyboards, mock_texts, render, texts
 from bot.telegram.views import readiness_render as stats_views
 from bot.telegram.views.render import esc
 
@@ -36,6 +36,9 @@ async def start(update: Update, context: QuizContext) -> None:
         return
     text = texts.WELCOME.format(name=esc(user.first_name or "there"), bank=esc(bank.meta.title))
     await send_html(context.bot, chat.id, text)
+    # Once per learner, and never in the way: /quiz works whether or not they answer it.
+    if await services.practice.learning.offer_exam(user.id):
+        await send_html(context.bot, chat.id, texts.EXAM_OFFER, keyboards.exam_offer_keyboard())
 
 
 async def quiz(update: Update, context: QuizContext) -> None:
@@ -71,7 +74,13 @@ async def stats(update: Update, context: QuizContext) -> None:
     services = context.services
     result = await services.practice.stats(user.id)
     report = await services.readiness.report(user.id)
-    await send_html(context.bot, chat.id, stats_views.stats_text(report, result))
+    text = stats_views.stats_text(report, result)
+    if result.answered:
+        wrong_ideas = render.misconceptions_text(
+            await services.practice.learning.misconceptions(user.id)
+        )
+        text = f"{text}\n\n{wrong_ideas}" if wrong_ideas else text
+    await send_html(context.bot, chat.id, text)
     if result.answered:
         png = await services.readiness.chart(report)
         await send_png(context.bot, chat.id, png, mock_texts.STATS_CAPTION, filename="stats.png")

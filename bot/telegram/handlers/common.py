@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatType
 
+from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.send import send_html
@@ -36,6 +37,7 @@ REFUSALS = {
     AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,
     AnswerStatus.REMOVED: texts.CB_REMOVED,
     AnswerStatus.CLOSED: texts.CB_CLOSED,
+    AnswerStatus.STALE: texts.CB_STALE,
 }
 
 
@@ -46,6 +48,10 @@ class Press:
     query: CallbackQuery
     message: Message
     numbers: tuple[int, ...]
+    # The delivery token of the button ("" for a button made before tokens); None when the
+    # pattern has no token part.
+    token: str | None = None
+    flag: str | None = None  # the Sure/Unsure letter of a confidence button
 
 
 async def pressed(update: Update, pattern: re.Pattern[str]) -> Press | None:
@@ -58,7 +64,11 @@ async def pressed(update: Update, pattern: re.Pattern[str]) -> Press | None:
     if m is None or message is None:
         await query.answer(texts.CB_UNKNOWN)
         return None
-    return Press(query, message, tuple(int(g) for g in m.groups()))
+    named = set(m.re.groupindex.values())
+    numbers = tuple(int(g) for i, g in enumerate(m.groups(), 1) if i not in named)
+    token = (m.group("tok") or "") if "tok" in m.re.groupindex else None
+    flag = m.group("sure") if "sure" in m.re.groupindex else None
+    return Press(query, message, numbers, token, flag)
 
 
 _message_locks: weakref.WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
@@ -87,17 +97,31 @@ async def send_question(context: QuizContext, delivery: Delivery) -> Message:
         context.bot,
         delivery.chat_id,
         render.question_text(bank, delivery.question),
-        keyboards.question_keyboard(delivery.id, delivery.question),
+        keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token),
         then=attach,  # a send retried in the background after a 429 attaches it too
     )
     await attach(message)
     return message
 
 
-async def send_next_question(context: QuizContext, chat_id: int, user: User) -> None:
-    """Pick and send the learner's next question in a private chat."""
-    delivery = await context.services.practice.next_delivery(chat_id, learner(user))
+async def send_next_question(
+    context: QuizContext,
+    chat_id: int,
+    user: User,
+    *,
+    after: int | None = None,
+    source: Source = Source.QUIZ,
+) -> None:
+    """Pick and send the learner's next question in a private chat (`after`: the delivery
+    whose Next button was tapped; a /mistakes round stays one)."""
+    practice = context.services.practice
+    delivery = await practice.next_delivery(chat_id, learner(user), source=source, after=after)
     if delivery is None:
+        if source is Source.MISTAKES or (
+            after is not None and await practice.is_mistakes_round(after)
+        ):
+            await send_html(context.bot, chat_id, texts.NO_MISTAKES, keyboards.practice_keyboard())
+            return
         await send_html(context.bot, chat_id, texts.NO_QUESTIONS)
         return
     await send_question(context, delivery)

@@ -18,6 +18,10 @@ async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOu
     if outcome.status in REFUSALS or outcome.delivery is None:
         await query.answer(REFUSALS.get(outcome.status, texts.CB_UNKNOWN))
         return
+    if outcome.status is AnswerStatus.REVISED:
+        # Not graded: the version on screen is gone; the next /quiz shows the current one.
+        await query.answer(texts.CB_REVISED)
+        return
     if outcome.status is AnswerStatus.EMPTY:
         count = outcome.delivery.question.select_count
         await query.answer(texts.CB_PICK_FIRST.format(count=render.NUMBER_WORDS.get(count, count)))
@@ -36,6 +40,7 @@ async def on_answer(press: Press, context: QuizContext) -> None:
         learner(press.query.from_user),
         press.message.chat_id,
         frozenset({option}),
+        token=press.token,
         kind=Kind.SINGLE,
     )
     await _verdict(press.query, context, outcome)
@@ -49,7 +54,11 @@ async def on_toggle(press: Press, context: QuizContext) -> None:
     """
     delivery_id, option = press.numbers
     outcome = await context.services.practice.toggle(
-        delivery_id, learner(press.query.from_user), press.message.chat_id, option
+        delivery_id,
+        learner(press.query.from_user),
+        press.message.chat_id,
+        option,
+        token=press.token,
     )
     if outcome.status is AnswerStatus.RECORDED:
         await press.query.answer(group_render.toggled_alert(outcome.chosen))
@@ -61,7 +70,7 @@ async def on_submit(press: Press, context: QuizContext) -> None:
     """A member submits their selection of a multiple-answer group question."""
     (delivery_id,) = press.numbers
     outcome = await context.services.practice.submit(
-        delivery_id, learner(press.query.from_user), press.message.chat_id
+        delivery_id, learner(press.query.from_user), press.message.chat_id, token=press.token
     )
     await _verdict(press.query, context, outcome)
 

@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 # Operator-facing texts live here, next to the one command that sends them.
 NOT_ADMIN = "Sorry, only the bot's operators can reload the question banks."
 RELOADED = (
-    "✅ <b>Question banks reloaded</b>\n{banks}\n{added} question(s) added, {removed} removed."
+    "✅ <b>Question banks reloaded</b>\n{banks}\n"
+    "{added} question(s) added, {removed} removed, {changed} changed."
 )
 REFUSED = (
     "⚠️ <b>Reload refused</b>: {count} problem(s) found, the banks in use stay as they were.\n"
@@ -41,7 +42,9 @@ async def reload_command(update: Update, context: QuizContext) -> None:
     outcome = await reload_services(services)
     if outcome.ok:
         banks = "\n".join(f"• {esc(b)}: {n} question(s)" for b, n in outcome.banks.items())
-        text = RELOADED.format(banks=banks, added=outcome.added, removed=outcome.removed)
+        text = RELOADED.format(
+            banks=banks, added=outcome.added, removed=outcome.removed, changed=outcome.changed
+        )
     else:
         shown = outcome.problems[:SHOWN_PROBLEMS]
         extra = len(outcome.problems) - len(shown)

@@ -36,6 +36,9 @@ BUTTONS: dict[str, Who] = {
     "s": Who.ANYONE,  # submit the toggled options
     "n": Who.PRIVATE,  # next question
     "x": Who.PRIVATE,  # all options explained
+    "c": Who.PRIVATE,  # sure / unsure after the pick (confidence is private practice)
+    "ex": Who.PRIVATE,  # the exam-date offer of /start
+    "pq": Who.PRIVATE,  # back to normal practice (after /mistakes)
     "dl": Who.PRIVATE,  # daily-question time or Off
     "rs": Who.PRIVATE,  # confirm or cancel /reset
     "m": Who.PRIVATE,  # mock exam: move, answer, flag, finish (a learner's own exam)

@@ -85,7 +85,7 @@ async def send_group_question(
         chat_id,
         group_render.group_question_text(bank, question, window, 0),
         parse_mode=ParseMode.HTML,
-        reply_markup=keyboards.question_keyboard(delivery.id, question),
+        reply_markup=keyboards.question_keyboard(delivery.id, question, token=delivery.token),
         allow_paid_broadcast=paid_broadcast or None,
     )
 

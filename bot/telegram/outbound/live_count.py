@@ -78,7 +78,7 @@ async def _edit_count(
     bank = services.catalog.bank(delivery.bank_id)
     window = (delivery.closes_at or delivery.sent_at) - delivery.sent_at
     text = group_render.group_question_text(bank, delivery.question, window, count)
-    markup = keyboards.question_keyboard(delivery.id, delivery.question)
+    markup = keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token)
 
     async def edit(chat_id: int) -> None:
         # Checked again on every try (guarded tries again in a migrated chat): the reveal

@@ -21,6 +21,7 @@ from telegram.constants import ParseMode
 from telegram.error import ChatMigrated, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
+from bot.domain.display import decode_order, displayed
 from bot.domain.kinds import ChatKind, PushState
 from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
@@ -30,7 +31,7 @@ from bot.storage.push_log import Claim, Outcome
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
 from bot.telegram.outbound.fast_send import send_message_json
 from bot.telegram.outbound.group_rounds import send_group_question
-from bot.telegram.views.faces import STAND_IN_ID, private_push
+from bot.telegram.views.faces import STAND_IN_KEY, private_push
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +137,12 @@ class TelegramCourier:
         match claim.kind:
             case ChatKind.PRIVATE:
                 bank = self.catalog.bank(claim.bank_id)
-                parts, template = private_push(bank, question)
-                markup = json.loads(template.replace(str(STAND_IN_ID), str(claim.delivery_id)))
+                order = decode_order(claim.option_order, len(question.options))
+                parts, template = private_push(bank, displayed(question, order))
+                key = (
+                    f"{claim.delivery_id}:{claim.token}" if claim.token else str(claim.delivery_id)
+                )
+                markup = json.loads(template.replace(STAND_IN_KEY, key))
                 last = len(parts) - 1
                 return [
                     lambda chat_id, i=i, part=part: self._send(  # type: ignore[misc]

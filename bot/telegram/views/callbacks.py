@@ -1,10 +1,17 @@
 """Callback data of our buttons: short ASCII strings, each well under Telegram's 64 bytes.
 
-`a:<delivery>:<option>` answer · `t:<delivery>:<option>` toggle (multiple answer) ·
-`s:<delivery>` submit · `n:<delivery>` next question · `x:<delivery>` all options explained ·
-`tp:<topic>` choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) ·
-`dl:<HHMM>|off` daily time · `rs:<bank>` confirm /reset of that bank (`rs:-` cancels).
+`a:<delivery>:<token>:<position>` answer · `t:<delivery>:<token>:<position>` toggle (multiple
+answer) · `s:<delivery>:<token>` submit · `c:<delivery>:<token>:<s|u>` sure / unsure ·
+`n:<delivery>` next question · `x:<delivery>:<token>` all options explained · `tp:<topic>`
+choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) · `dl:<HHMM>|off`
+daily time · `rs:<bank>` confirm /reset of that bank (`rs:-` cancels) · `ex:<days>` the
+exam-date offer (0: no date) · `pq:go` back to normal practice.
 Who may press which is in bot/telegram/handlers/permissions.py.
+
+The token is random per delivery and stored with it: after a restore from backup, delivery
+ids are handed out again, and a newer message's button must not answer an older question.
+Buttons made before tokens (no token part) are still understood for deliveries without one.
+Positions are as displayed (after the shuffle).
 """
 
 from __future__ import annotations
@@ -13,11 +20,15 @@ import re
 
 from bot.bank.limits import CALLBACK_DATA_BYTES
 
-ANSWER = re.compile(r"^a:(\d{1,18}):(\d{1,2})$")
-TOGGLE = re.compile(r"^t:(\d{1,18}):(\d{1,2})$")
-SUBMIT = re.compile(r"^s:(\d{1,18})$")
+_TOKEN = r"(?::(?P<tok>[a-z0-9]{4}))?"
+ANSWER = re.compile(rf"^a:(\d{{1,18}}){_TOKEN}:(\d{{1,2}})$")
+TOGGLE = re.compile(rf"^t:(\d{{1,18}}){_TOKEN}:(\d{{1,2}})$")
+SUBMIT = re.compile(rf"^s:(\d{{1,18}}){_TOKEN}$")
+CONFIDENCE = re.compile(rf"^c:(\d{{1,18}}){_TOKEN}:(?P<sure>[su])$")
 NEXT = re.compile(r"^n:(\d{1,18})$")
-EXPLAIN = re.compile(r"^x:(\d{1,18})$")
+EXPLAIN = re.compile(rf"^x:(\d{{1,18}}){_TOKEN}$")
+EXAM_OFFER = re.compile(r"^ex:(\d{1,3})$")
+PRACTICE = re.compile(r"^pq:go$")
 TOPIC = re.compile(r"^tp:([a-z0-9*][a-z0-9._-]{0,47})$")
 BANK = re.compile(r"^bk:([a-z0-9][a-z0-9._-]{0,47})$")
 ALL_TOPICS = "*"
@@ -29,24 +40,40 @@ def _checked(data: str) -> str:
     return data
 
 
-def answer(delivery_id: int, option: int) -> str:
-    return _checked(f"a:{delivery_id}:{option}")
+def _key(delivery_id: int, token: str | None) -> str:
+    return f"{delivery_id}:{token}" if token else str(delivery_id)
 
 
-def toggle(delivery_id: int, option: int) -> str:
-    return _checked(f"t:{delivery_id}:{option}")
+def answer(delivery_id: int, option: int, token: str | None = None) -> str:
+    return _checked(f"a:{_key(delivery_id, token)}:{option}")
 
 
-def submit(delivery_id: int) -> str:
-    return _checked(f"s:{delivery_id}")
+def toggle(delivery_id: int, option: int, token: str | None = None) -> str:
+    return _checked(f"t:{_key(delivery_id, token)}:{option}")
+
+
+def submit(delivery_id: int, token: str | None = None) -> str:
+    return _checked(f"s:{_key(delivery_id, token)}")
+
+
+def confidence(delivery_id: int, token: str | None, sure: bool) -> str:
+    return _checked(f"c:{_key(delivery_id, token)}:{'s' if sure else 'u'}")
 
 
 def next_question(delivery_id: int) -> str:
     return _checked(f"n:{delivery_id}")
 
 
-def explain(delivery_id: int) -> str:
-    return _checked(f"x:{delivery_id}")
+def explain(delivery_id: int, token: str | None = None) -> str:
+    return _checked(f"x:{_key(delivery_id, token)}")
+
+
+def exam_offer(days: int) -> str:
+    return _checked(f"ex:{days}")
+
+
+def practice() -> str:
+    return _checked("pq:go")
 
 
 def topic(topic_id: str | None) -> str:

@@ -17,10 +17,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.bank.models import Bank, Question
+from bot.domain import display
 from bot.telegram.views import keyboards, render, texts
 from bot.telegram.views.html_split import split_html
 
 STAND_IN_ID = 987654321987654321  # 18 digits: cannot collide with other callback text
+STAND_IN_TOKEN = "zz00"
+STAND_IN_KEY = f"{STAND_IN_ID}:{STAND_IN_TOKEN}"  # where each delivery's id:token goes
 CACHE_SIZE = 4096
 
 
@@ -40,12 +43,16 @@ class Shown:
     """A question as shown in one bank: equal and hashed by content, carrying the objects."""
 
     __slots__ = ("_hash", "bank", "key", "question")
+    key: tuple[str, Hashable]
 
     def __init__(self, bank: Bank, question: Question) -> None:
         topic = bank.meta.topic(question.topic)
         self.bank = bank
         self.question = question
-        self.key = (topic.name if topic else question.topic, frozen(question))
+        made = display.origin(question)
+        # A shuffled copy is its file question in an order: keyed so, without a second walk.
+        content = frozen(question) if made is None else (shown(bank, made[0]).key, made[1])
+        self.key = (topic.name if topic else question.topic, content)
         self._hash = hash(self.key)
 
     def __eq__(self, other: object) -> bool:
@@ -83,11 +90,14 @@ def verdict_text(bank: Bank, question: Question, chosen: frozenset[int], correct
 @lru_cache(maxsize=CACHE_SIZE // 4)
 def _private_push(shown: Shown) -> tuple[tuple[str, ...], str]:
     parts = split_html(texts.DAILY_HEADER + render.question_text(shown.bank, shown.question))
-    keyboard = keyboards.question_keyboard(STAND_IN_ID, shown.question).to_dict()
+    keyboard = keyboards.question_keyboard(
+        STAND_IN_ID, shown.question, token=STAND_IN_TOKEN
+    ).to_dict()
     return tuple(parts), json.dumps(keyboard)
 
 
 def private_push(bank: Bank, question: Question) -> tuple[tuple[str, ...], str]:
-    """A daily question's message parts and its keyboard as JSON with STAND_IN_ID where each
-    delivery's id goes: rendered once per question, not once per learner."""
+    """A daily question's message parts and its keyboard as JSON with STAND_IN_KEY where each
+    delivery's id and token go: rendered once per question (and option order), not once per
+    learner."""
     return _private_push(shown(bank, question))

@@ -19,27 +19,49 @@ def _rows(
 
 
 def question_keyboard(
-    delivery_id: int, question: Question, selected: frozenset[int] = frozenset()
+    delivery_id: int,
+    question: Question,
+    selected: frozenset[int] = frozenset(),
+    token: str | None = None,
 ) -> InlineKeyboardMarkup:
-    """One button per option letter; multiple-answer questions toggle and then Submit."""
+    """One button per option letter (of the question as shown); multiple-answer questions
+    toggle and then Submit."""
     if question.kind is Kind.SINGLE:
         buttons = [
-            InlineKeyboardButton(LETTERS[i], callback_data=callbacks.answer(delivery_id, i))
+            InlineKeyboardButton(LETTERS[i], callback_data=callbacks.answer(delivery_id, i, token))
             for i in range(len(question.options))
         ]
         return InlineKeyboardMarkup(_rows(buttons))
     buttons = [
         InlineKeyboardButton(
             f"☑️ {LETTERS[i]}" if i in selected else LETTERS[i],
-            callback_data=callbacks.toggle(delivery_id, i),
+            callback_data=callbacks.toggle(delivery_id, i, token),
         )
         for i in range(len(question.options))
     ]
-    submit = InlineKeyboardButton("Submit ✔️", callback_data=callbacks.submit(delivery_id))
+    submit = InlineKeyboardButton("Submit ✔️", callback_data=callbacks.submit(delivery_id, token))
     return InlineKeyboardMarkup([*_rows(buttons), [submit]])
 
 
-def verdict_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
+def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> InlineKeyboardMarkup:
+    """After the pick, with confidence on: how sure is the learner of `chosen` (letters)?"""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    texts.SURE_BUTTON.format(chosen=chosen),
+                    callback_data=callbacks.confidence(delivery_id, token, True),
+                ),
+                InlineKeyboardButton(
+                    texts.UNSURE_BUTTON.format(chosen=chosen),
+                    callback_data=callbacks.confidence(delivery_id, token, False),
+                ),
+            ]
+        ]
+    )
+
+
+def verdict_keyboard(delivery_id: int, token: str | None = None) -> InlineKeyboardMarkup:
     """After an answer: the next question, or every option explained."""
     return InlineKeyboardMarkup(
         [
@@ -48,10 +70,30 @@ def verdict_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
                     "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
                 ),
                 InlineKeyboardButton(
-                    "All options explained", callback_data=callbacks.explain(delivery_id)
+                    "All options explained", callback_data=callbacks.explain(delivery_id, token)
                 ),
             ]
         ]
+    )
+
+
+EXAM_OFFER_DAYS = ((14, "In 2 weeks"), (30, "In 1 month"), (90, "In 3 months"))
+
+
+def exam_offer_keyboard() -> InlineKeyboardMarkup:
+    """/start's one-time offer: an exam date in 2 weeks, 1 month, 3 months, or none."""
+    buttons = [
+        InlineKeyboardButton(label, callback_data=callbacks.exam_offer(days))
+        for days, label in EXAM_OFFER_DAYS
+    ]
+    none = InlineKeyboardButton(texts.EXAM_NO_DATE_BUTTON, callback_data=callbacks.exam_offer(0))
+    return InlineKeyboardMarkup([buttons, [none]])
+
+
+def practice_keyboard() -> InlineKeyboardMarkup:
+    """Back to normal practice (when /mistakes has nothing left)."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(texts.PRACTICE_BUTTON, callback_data=callbacks.practice())]]
     )
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.domain.models import AnswerOutcome, Stats
+from bot.practice.learning_service import ActiveMisconception, ExamInfo
 from bot.telegram.views import texts
 
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
@@ -144,3 +146,32 @@ def stats_text(stats: Stats) -> str:
     for t in sorted(stats.topics, key=lambda t: t.name):
         lines.append(f"• {esc(t.name)}: {t.correct}/{t.answered} ({t.accuracy:.0%})")
     return "\n".join(lines)
+
+
+def days_text(days: int) -> str:
+    """'today', 'tomorrow', 'in 12 days'."""
+    if days <= 0:
+        return "today"
+    return "tomorrow" if days == 1 else f"in {days} days"
+
+
+def example_date(info: ExamInfo) -> str:
+    """A valid example for /exam: about two months ahead of the learner's today."""
+    return (info.today + dt.timedelta(days=60)).isoformat()
+
+
+def exam_text(info: ExamInfo) -> str:
+    """/exam: the date and days left, or how to set one."""
+    if info.date is None or info.days_left is None:
+        return texts.EXAM_NONE.format(bank=esc(info.bank_title), example=example_date(info))
+    return texts.EXAM_CURRENT.format(
+        bank=esc(info.bank_title), date=info.date.isoformat(), days=days_text(info.days_left)
+    )
+
+
+def misconceptions_text(items: Iterable[ActiveMisconception]) -> str:
+    """/stats' list of active misconceptions: name and one line each ('' when none)."""
+    lines = [
+        f"• <b>{esc(clip(m.name, 80))}</b>: {esc(clip(m.description.strip(), 200))}" for m in items
+    ]
+    return "\n".join([texts.MISCONCEPTIONS_HEAD, *lines]) if lines else ""

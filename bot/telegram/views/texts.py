@@ -7,6 +7,8 @@ WELCOME = (
     "exam trap.\n\n"
     "/quiz — next question\n"
     "/topics — practise one topic or all of them\n"
+    "/exam — your exam date (I pace the questions to it)\n"
+    "/mistakes — review what you got wrong\n"
     "/mock — a timed mock exam, /ready — your predicted exam score\n"
     "/stats — your progress, readiness and mock exams\n"
     "/daily — one question a day at a time you choose\n"
@@ -18,9 +20,14 @@ HELP = (
     "letters, then <b>Submit</b>.\n"
     "• You see the verdict, the rationale for the option you chose, the explanation and the "
     "exam trap. <b>All options explained</b> shows why every option is right or wrong.\n"
-    "• You do not get a question twice until you have seen the rest of the topic; questions "
-    "you got wrong come back.\n"
-    "• /topics chooses a topic, /stats shows your progress, /daily sets a daily question.\n"
+    "• I choose each question for you: reviews come back just before you would forget them, "
+    "new questions are paced to cover every topic before your exam date (/exam), weaker and "
+    "heavier topics come more often, and a wrong idea you picked is re-tested within days.\n"
+    "• Options are shuffled each time, so you learn the answer, not its letter.\n"
+    "• /mistakes reviews only what you got wrong. /confidence on asks “Sure or Unsure?” "
+    "after each pick; answers you got wrong while sure come back first.\n"
+    "• /topics chooses a topic, /stats shows your progress and the wrong ideas to unlearn, "
+    "/daily sets a daily question.\n"
     "• /mock sits a timed mock exam of the bank's size (/mock short: a quarter of it): no "
     "verdicts until the end, answers can be changed, 🚩 flags a question, the grid jumps. "
     "At the deadline it is submitted by itself. /mock stop abandons it.\n"
@@ -152,6 +159,54 @@ POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answ
 GROUP_DAILY_USAGE = "Use /daily HH:MM Zone, for example /daily 08:00 Europe/Paris, or /daily off."
 GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
 GROUP_DAILY_OFF = "The daily question is turned off."
+
+# Learning engine: exam date, mistakes, confidence, misconceptions, revised questions
+CB_STALE = "This button is from an older copy of the data. Send /quiz for a fresh question."
+CB_REVISED = "This question was revised — here it is again."
+CB_HOW_SURE = "You picked {chosen}. How sure are you?"
+SURE_BUTTON = "Sure ({chosen})"
+UNSURE_BUTTON = "Unsure ({chosen})"
+PRACTICE_BUTTON = "Back to practice ▶️"
+EXAM_NO_DATE_BUTTON = "No date"
+NO_MISTAKES = "🎉 No mistakes left to review."
+EXAM_NONE = (
+    "📅 No exam date set for <b>{bank}</b>. Without one I plan as if the exam were 30 days "
+    "away.\nSet it with, for example, <code>/exam {example}</code>."
+)
+EXAM_CURRENT = (
+    "📅 Your <b>{bank}</b> exam: <b>{date}</b> — {days}.\n"
+    "Change it with <code>/exam YYYY-MM-DD</code>; <code>/exam off</code> clears it."
+)
+EXAM_SET = "✅ Exam date set: <b>{date}</b> — {days}. I pace new questions to cover every topic."
+EXAM_CLEARED = "Exam date cleared. I plan as if the exam were 30 days away."
+EXAM_MALFORMED = (
+    "I could not read <b>{value}</b> as a date. Use YYYY-MM-DD, for example "
+    "<code>/exam {example}</code>, or <code>/exam off</code>."
+)
+EXAM_PAST = (
+    "<b>{value}</b> is not in the future: pick a later date, for example "
+    "<code>/exam {example}</code>."
+)
+EXAM_TOO_FAR = (
+    "<b>{value}</b> is more than two years away. Pick a date within two years, for example "
+    "<code>/exam {example}</code>."
+)
+EXAM_OFFER = (
+    "📅 When is your exam? I pace new questions so every topic is covered in time. "
+    "(You can change it any time with /exam.)"
+)
+CB_EXAM_SET = "Exam date set: {date}."
+CB_EXAM_NONE = "No exam date: I plan for 30 days. /exam sets one later."
+CONFIDENCE_ON = (
+    "✅ Confidence on: after you pick, tap <b>Sure</b> or <b>Unsure</b>. Answers you got wrong "
+    "while sure come back first."
+)
+CONFIDENCE_OFF = "Confidence off: your pick is graded at once."
+CONFIDENCE_USAGE = (
+    "Confidence is <b>{state}</b>. Use <code>/confidence on</code> or "
+    "<code>/confidence off</code>."
+)
+MISCONCEPTIONS_HEAD = "<b>Wrong ideas to unlearn</b>"
 GROUP_QUIZ_TOO_SOON = (
     "⏳ The current question has just been asked: give everyone a moment. /quiz posts the next "
     "one in {seconds} s (admins can /reveal it now)."

@@ -1,0 +1,255 @@
+"""SQL of the learning engine: memory states, misconceptions, exam dates, the confidence
+preference. Plain sync functions on a connection, so an answer updates memory in the same
+transaction as its row. They return the engine's frozen dataclasses."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+
+from bot.bank.models import Question
+from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp, review
+from bot.learning.memory import replay_all as replay_answers
+from bot.learning.misconceptions import MisconceptionState, after_answer, tagged_options
+
+MEMORY_COLUMNS = (
+    "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
+    "last_confidence", "first_correct", "predicted_recall", "review_right",
+)  # fmt: skip
+_MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
+_MEMORY_UPSERT = (
+    f"INSERT INTO memory_states (user_id, bank_id, question_id, {_MEMORY_SELECT})"
+    f" VALUES (?, ?, ?, {', '.join('?' * len(MEMORY_COLUMNS))})"
+    " ON CONFLICT (user_id, bank_id, question_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in MEMORY_COLUMNS)
+)
+
+
+def _state(row: sqlite3.Row | tuple[object, ...]) -> MemoryState:
+    return MemoryState.from_row(dict(zip(MEMORY_COLUMNS, tuple(row), strict=True)))
+
+
+def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
+    """A learner's memory of every question met in a bank, by question id."""
+    rows = conn.execute(
+        f"SELECT question_id, {_MEMORY_SELECT} FROM memory_states"
+        " WHERE user_id = ? AND bank_id = ?",
+        (user_id, bank_id),
+    )
+    return {row[0]: _state(tuple(row)[1:]) for row in rows}
+
+
+def memory_state(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, question_id: str
+) -> MemoryState | None:
+    """One question's memory state, or None before the first answer."""
+    row = conn.execute(
+        f"SELECT {_MEMORY_SELECT} FROM memory_states"
+        " WHERE user_id = ? AND bank_id = ? AND question_id = ?",
+        (user_id, bank_id, question_id),
+    ).fetchone()
+    return None if row is None else _state(row)
+
+
+def save_memory(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, question_id: str, state: MemoryState
+) -> None:
+    """Store one memory state (insert or replace)."""
+    row = state.to_row()
+    conn.execute(
+        _MEMORY_UPSERT, (user_id, bank_id, question_id, *(row[c] for c in MEMORY_COLUMNS))
+    )
+
+
+def review_answer(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, answer: Answer
+) -> MemoryState:
+    """Apply one answer to the stored memory of its question; returns the new state."""
+    before = memory_state(conn, user_id, bank_id, answer.question_id)
+    after = review(before, answer)
+    save_memory(conn, user_id, bank_id, answer.question_id, after)
+    return after
+
+
+# ---------------------------------------------------------------- misconceptions
+_MIS_COLUMNS = (
+    "misconception_id, active, activated_at, activated_by, last_event_at, avoidances, resolved_at"
+)
+
+
+def _misconception(row: tuple[object, ...]) -> MisconceptionState:
+    mid, active, activated_at, activated_by, last_event_at, avoidances, resolved_at = row
+    return MisconceptionState(
+        misconception_id=str(mid),
+        active=bool(active),
+        activated_at=from_timestamp(float(activated_at)),  # type: ignore[arg-type]
+        activated_by=str(activated_by),
+        last_event_at=from_timestamp(float(last_event_at)),  # type: ignore[arg-type]
+        avoidances=int(avoidances),  # type: ignore[call-overload]
+        resolved_at=None if resolved_at is None else from_timestamp(float(resolved_at)),  # type: ignore[arg-type]
+    )
+
+
+def misconception_states(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, ids: Collection[str] | None = None
+) -> dict[str, MisconceptionState]:
+    """A learner's misconception states in a bank (only `ids` when given)."""
+    sql = f"SELECT {_MIS_COLUMNS} FROM misconception_states WHERE user_id = ? AND bank_id = ?"
+    params: list[object] = [user_id, bank_id]
+    if ids is not None:
+        if not ids:
+            return {}
+        sql += f" AND misconception_id IN ({', '.join('?' * len(ids))})"
+        params += list(ids)
+    return {row[0]: _misconception(tuple(row)) for row in conn.execute(sql, params)}
+
+
+def _misconception_row(user_id: int, bank_id: str, s: MisconceptionState) -> tuple[object, ...]:
+    resolved = None if s.resolved_at is None else s.resolved_at.timestamp()
+    return (
+        user_id, bank_id, s.misconception_id, int(s.active), s.activated_at.timestamp(),
+        s.activated_by, s.last_event_at.timestamp(), s.avoidances, resolved,
+    )  # fmt: skip
+
+
+def save_misconceptions(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, states: Mapping[str, MisconceptionState]
+) -> None:
+    """Store changed misconception states."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO misconception_states (user_id, bank_id, misconception_id, active,"
+        " activated_at, activated_by, last_event_at, avoidances, resolved_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_misconception_row(user_id, bank_id, s) for s in states.values()],
+    )
+
+
+def update_misconceptions(
+    conn: sqlite3.Connection,
+    user_id: int,
+    bank_id: str,
+    question: Question,
+    chosen_file: Collection[int],
+    at: dt.datetime,
+) -> dict[str, MisconceptionState]:
+    """Apply one answer (FILE-order choice) to the misconceptions its question carries."""
+    tags = tagged_options(question)
+    if not tags:
+        return {}  # most questions carry none: no read, no write
+    states = misconception_states(conn, user_id, bank_id, list(tags))
+    changed = after_answer(states, question, chosen_file, at)
+    save_misconceptions(conn, user_id, bank_id, changed)
+    return changed
+
+
+# ---------------------------------------------------------------- exam date, preferences
+def exam_date(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dt.date | None:
+    """The learner's exam date for a bank, or None."""
+    row = conn.execute(
+        "SELECT exam_date FROM exam_dates WHERE user_id = ? AND bank_id = ?", (user_id, bank_id)
+    ).fetchone()
+    return None if row is None else dt.date.fromisoformat(row[0])
+
+
+def set_exam_date(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, date: dt.date | None, now: float
+) -> None:
+    """Set (or, with None, clear) the learner's exam date for a bank."""
+    if date is None:
+        conn.execute(
+            "DELETE FROM exam_dates WHERE user_id = ? AND bank_id = ?", (user_id, bank_id)
+        )
+        return
+    conn.execute(
+        "INSERT INTO exam_dates (user_id, bank_id, exam_date, set_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (user_id, bank_id) DO UPDATE SET exam_date = excluded.exam_date,"
+        " set_at = excluded.set_at",
+        (user_id, bank_id, date.isoformat(), now),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LearningPrefs:
+    """A learner's confidence preference and whether /start already offered an exam date."""
+
+    confidence: bool
+    exam_offered: bool
+
+
+def learning_prefs(conn: sqlite3.Connection, user_id: int) -> LearningPrefs:
+    """Confidence on/off and exam-offer flag (both off for a stranger)."""
+    row = conn.execute(
+        "SELECT confidence, exam_offered FROM users WHERE id = ?", (user_id,)
+    ).fetchone()
+    return (
+        LearningPrefs(False, False) if row is None else LearningPrefs(bool(row[0]), bool(row[1]))
+    )
+
+
+def set_confidence(conn: sqlite3.Connection, user_id: int, on: bool, now: float) -> None:
+    """Turn the Sure/Unsure question on or off for a learner."""
+    conn.execute(
+        "INSERT INTO users (id, confidence, created_at, seen_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET confidence = excluded.confidence",
+        (user_id, int(on), now, now),
+    )
+
+
+def claim_exam_offer(conn: sqlite3.Connection, user_id: int) -> bool:
+    """Mark the exam-date offer made; True only the first time (the offer is made once)."""
+    cur = conn.execute(
+        "UPDATE users SET exam_offered = 1 WHERE id = ? AND exam_offered = 0", (user_id,)
+    )
+    return cur.rowcount == 1
+
+
+def last_question(conn: sqlite3.Connection, user_id: int, bank_id: str) -> str | None:
+    """The question most recently sent to the learner in a bank."""
+    row = conn.execute(
+        "SELECT question_id FROM deliveries WHERE user_id = ? AND bank_id = ?"
+        " ORDER BY id DESC LIMIT 1",
+        (user_id, bank_id),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+# ---------------------------------------------------------------- backfill
+def _answers(conn: sqlite3.Connection) -> Iterator[tuple[int, str, Answer]]:
+    rows = conn.execute(
+        "SELECT user_id, bank_id, question_id, answered_at, correct, confidence,"
+        " time_to_answer_ms FROM answers ORDER BY user_id, bank_id, answered_at, id"
+    )
+    for user_id, bank_id, qid, at, correct, conf, ms in rows:
+        answer = Answer(
+            question_id=qid,
+            at=from_timestamp(at),
+            correct=bool(correct),
+            confidence=Confidence(conf) if conf else None,
+            seconds=None if ms is None else ms / 1000,
+        )
+        yield user_id, bank_id, answer
+
+
+def backfill_memory(conn: sqlite3.Connection) -> int:
+    """Replay every recorded answer into memory states (the migration's Python step);
+    returns how many states were written. Learners keep what they have practised."""
+    written = 0
+    key: tuple[int, str] | None = None
+    batch: list[Answer] = []
+
+    def flush() -> int:
+        if key is None:
+            return 0
+        states = replay_answers(batch)
+        for qid, state in states.items():
+            save_memory(conn, key[0], key[1], qid, state)
+        return len(states)
+
+    for user_id, bank_id, answer in _answers(conn):
+        if (user_id, bank_id) != key:
+            written += flush()
+            key, batch = (user_id, bank_id), []
+        batch.append(answer)
+    return written + flush()

@@ -1,0 +1,262 @@
+"""The learning engine wired to storage and the practice service, on real SQLite files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import random
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.bank.models import Question
+from bot.domain import display, grading
+from bot.domain.kinds import Source
+from bot.domain.models import AnswerStatus, Learner
+from bot.learning.memory import Answer, Confidence, replay_all
+from bot.practice.catalog import Catalog
+from bot.practice.clock import FakeClock
+from bot.practice.service import PracticeService
+from bot.storage import learning_sql as lsql
+from bot.storage import migrations
+from bot.storage.db import Database, connect_sync
+from tests import sample_bank
+from tests.learning_support import learning_bank, tagged
+
+ANN = Learner(11, "Ann")
+START = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
+    db = Database(tmp_path / "q.sqlite3")
+    await db.open()
+    yield PracticeService(
+        db, Catalog({"learn": learning_bank()}), clock=FakeClock(START), rng=random.Random(5)
+    )
+    await db.close()
+
+
+def rows(service: PracticeService, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(service.db.path) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def wrong_choice(question: Question) -> frozenset[int]:
+    """A complete but wrong choice: one wrong option, plus keys up to the count asked for."""
+    wrong = min(set(range(len(question.options))) - question.correct_indices)
+    keys = sorted(question.correct_indices)[: question.select_count - 1]
+    return frozenset({wrong, *keys})
+
+
+async def test_migration_replays_existing_answers_into_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    every = migrations.available()
+    monkeypatch.setattr(migrations, "available", lambda: [m for m in every if "0006" not in m[0]])
+    conn = connect_sync(path)
+    migrations.apply_migrations(conn)
+    history = [(1.0e9, 1), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
+    for i, (at, correct) in enumerate(history, 1):
+        conn.execute(
+            "INSERT INTO deliveries (id, chat_id, user_id, bank_id, question_id, sent_at)"
+            " VALUES (?, 7, 7, 'b', 'q1', ?)",
+            (i, at - 5),
+        )
+        conn.execute(
+            "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic,"
+            " chosen, correct, answered_at) VALUES (?, 7, 7, 'b', 'q1', 't', '0', ?, ?)",
+            (i, correct, at),
+        )
+    monkeypatch.setattr(migrations, "available", lambda: every)
+    assert "0006_learning" in migrations.apply_migrations(conn)
+    states = lsql.memory_states(conn, 7, "b")
+    expected = replay_all(
+        Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
+    )
+    assert states == expected and states["q1"].reps == 3 and states["q1"].lapses == 1
+    conn.close()
+
+
+def test_storage_round_trips(tmp_path: Path) -> None:
+    conn = connect_sync(tmp_path / "s.sqlite3")
+    migrations.apply_migrations(conn)
+    conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (5, 0, 0)")
+    state = lsql.review_answer(conn, 5, "b", Answer("q", START, False, Confidence.SURE, 3.5))
+    assert lsql.memory_state(conn, 5, "b", "q") == state and state.confident_error
+    assert lsql.memory_states(conn, 5, "other") == {}
+    q = tagged("t1", "alpha", "m1")
+    changed = lsql.update_misconceptions(conn, 5, "b", q, {0}, START)
+    assert lsql.misconception_states(conn, 5, "b") == changed and changed["m1"].active
+    assert (
+        lsql.update_misconceptions(conn, 5, "b", sample_bank.question("plain"), {0}, START) == {}
+    )
+    lsql.set_exam_date(conn, 5, "b", dt.date(2027, 3, 15), 0.0)
+    assert lsql.exam_date(conn, 5, "b") == dt.date(2027, 3, 15)
+    lsql.set_exam_date(conn, 5, "b", None, 0.0)
+    assert lsql.exam_date(conn, 5, "b") is None
+    assert lsql.learning_prefs(conn, 5) == lsql.LearningPrefs(False, False)
+    lsql.set_confidence(conn, 5, True, 0.0)
+    assert [lsql.claim_exam_offer(conn, 5) for _ in range(2)] == [True, False]
+    assert lsql.learning_prefs(conn, 5) == lsql.LearningPrefs(True, True)
+    conn.close()
+
+
+async def test_answer_updates_memory_once_and_stores_file_order(service: PracticeService) -> None:
+    d = await service.next_delivery(ANN.id, ANN)
+    assert d is not None and sorted(d.order) == list(range(len(d.order)))
+    file_q = service.catalog.question("learn", d.question.id)
+    assert file_q is not None
+    shown_right = d.question.correct_indices  # display positions of the key
+    out = await service.answer(d.id, ANN, ANN.id, shown_right, token=d.token)
+    assert out.status is AnswerStatus.RECORDED and out.correct
+    stored = rows(service, "SELECT chosen, correct, confidence FROM answers")
+    assert stored == [(grading.encode_choice(file_q.correct_indices), 1, None)]
+    again = await service.answer(d.id, ANN, ANN.id, shown_right, token=d.token)
+    assert again.status is AnswerStatus.ALREADY and again.chosen == shown_right
+    memory = await service.learning.memory(ANN.id, "learn")
+    assert list(memory) == [d.question.id] and memory[d.question.id].reps == 1
+
+
+async def test_picking_a_tagged_option_activates_its_misconception(
+    service: PracticeService,
+) -> None:
+    for _ in range(12):
+        d = await service.next_delivery(ANN.id, ANN)
+        assert d is not None
+        tagged_at = [p for p, o in enumerate(d.question.options) if o.misconception]
+        if tagged_at:
+            break
+        await service.answer(d.id, ANN, ANN.id, d.question.correct_indices, token=d.token)
+    assert tagged_at, "the queue never offered a tagged question"
+    out = await service.answer(d.id, ANN, ANN.id, frozenset(tagged_at[:1]), token=d.token)
+    assert out.status is AnswerStatus.RECORDED and not out.correct
+    names = [m.name for m in await service.learning.misconceptions(ANN.id)]
+    assert names and names[0] in {"More data always helps", "Bigger is better"}
+
+
+async def test_confidence_holds_the_pick_until_sure_or_unsure(service: PracticeService) -> None:
+    await service.learning.set_confidence(ANN.id, True)
+    d = await service.next_delivery(ANN.id, ANN)
+    assert d is not None
+    wrong = wrong_choice(d.question)
+    held = await service.answer(d.id, ANN, ANN.id, wrong, token=d.token)
+    assert held.status is AnswerStatus.CONFIRM and rows(service, "SELECT * FROM answers") == []
+    out = await service.confirm(d.id, ANN, ANN.id, Confidence.SURE, token=d.token)
+    assert out.status is AnswerStatus.RECORDED and out.chosen == wrong and not out.correct
+    assert rows(service, "SELECT confidence FROM answers") == [("sure",)]
+    state = (await service.learning.memory(ANN.id, "learn"))[d.question.id]
+    assert state.confident_error
+    twice = await service.confirm(d.id, ANN, ANN.id, Confidence.UNSURE, token=d.token)
+    assert twice.status is AnswerStatus.ALREADY
+
+
+async def test_mistakes_ask_only_wrong_answers_until_none_left(service: PracticeService) -> None:
+    assert await service.next_delivery(ANN.id, ANN, source=Source.MISTAKES) is None
+    d = await service.next_delivery(ANN.id, ANN)
+    assert d is not None
+    chosen = wrong_choice(d.question)
+    await service.answer(d.id, ANN, ANN.id, chosen, token=d.token)
+    m = await service.next_delivery(ANN.id, ANN, source=Source.MISTAKES)
+    assert m is not None and m.question.id == d.question.id and m.source is Source.MISTAKES
+    await service.answer(m.id, ANN, ANN.id, m.question.correct_indices, token=m.token)
+    assert await service.next_delivery(ANN.id, ANN, after=m.id) is None  # Next stays in /mistakes
+    assert await service.next_delivery(ANN.id, ANN) is not None
+
+
+async def test_a_button_from_another_copy_of_the_data_is_refused(service: PracticeService) -> None:
+    d = await service.next_delivery(ANN.id, ANN)
+    assert d is not None and d.token is not None and len(d.token) == 4
+    right = d.question.correct_indices
+    other = "zzzz" if d.token != "zzzz" else "yyyy"
+    assert (
+        await service.answer(d.id, ANN, ANN.id, right, token=other)
+    ).status is AnswerStatus.STALE
+    assert (await service.answer(d.id, ANN, ANN.id, right, token="")).status is AnswerStatus.STALE
+    assert rows(service, "SELECT * FROM answers") == []
+    assert await service.delivery(d.id, token=other) is None
+
+
+async def test_revised_question_is_not_graded_unless_its_version_is_known(
+    service: PracticeService,
+) -> None:
+    d = await service.next_delivery(ANN.id, ANN)
+    assert d is not None
+    bank = learning_bank()
+    q = bank.questions[d.question.id]
+    # The author moves the key: what the learner saw is still known in this process, so the
+    # answer is graded against it.
+    options = list(reversed(q.options))
+    moved = q.model_copy(update={"options": options, "shuffle": False})
+    edited = bank.model_copy(update={"questions": {**bank.questions, q.id: moved}})
+    service.catalog.replace({"learn": edited})
+    out = await service.answer(d.id, ANN, ANN.id, d.question.correct_indices, token=d.token)
+    assert out.status is AnswerStatus.RECORDED and out.correct
+    # A delivery whose version this process never loaded (say, shown before a restart).
+    d2 = await service.next_delivery(ANN.id, ANN)
+    assert d2 is not None
+    with sqlite3.connect(service.db.path) as conn:
+        conn.execute("UPDATE deliveries SET version = 'gone' WHERE id = ?", (d2.id,))
+    out = await service.answer(d2.id, ANN, ANN.id, frozenset({0}), token=d2.token)
+    assert out.status is AnswerStatus.REVISED
+    assert len(rows(service, "SELECT * FROM answers")) == 1
+    again = await service.redeliver(d2.id, ANN, ANN.id)
+    assert again is not None and again.question.id == d2.question.id and again.id != d2.id
+
+
+async def test_group_answers_update_each_members_memory(service: PracticeService) -> None:
+    from bot.practice.groups import GroupService
+
+    groups = GroupService(service.db, service.catalog, clock=service.clock, rng=random.Random(1))
+    d = await groups.ask(-100)
+    assert d is not None
+    bob = Learner(12, "Bob")
+    for member in (ANN, bob):
+        out = await service.answer(d.id, member, -100, d.question.correct_indices, token=d.token)
+        assert out.status is AnswerStatus.RECORDED
+    again = await service.answer(d.id, ANN, -100, d.question.correct_indices, token=d.token)
+    assert again.status is AnswerStatus.ALREADY
+    for member in (ANN, bob):
+        memory = await service.learning.memory(member.id, "learn")
+        assert memory[d.question.id].reps == 1
+
+
+async def test_exam_dates_are_per_bank_and_the_offer_comes_once(service: PracticeService) -> None:
+    learning = service.learning
+    await service.register(ANN, started=True)
+    assert await learning.offer_exam(ANN.id) and not await learning.offer_exam(ANN.id)
+    info = await learning.set_exam_in(ANN.id, 30)
+    assert info.date == dt.date(2026, 3, 31) and info.days_left == 30
+    assert await learning.exam_date(ANN.id, "learn") == info.date
+    assert (await learning.set_exam(ANN.id, None)).date is None
+
+
+@given(st.permutations(range(5)), st.sampled_from([(0,), (3,), (1, 4), (0, 2, 4)]))
+def test_verdict_is_right_for_every_permutation(order: list[int], key: tuple[int, ...]) -> None:
+    q = sample_bank.question("p", correct=key, n_options=5, shuffle=True)
+    shown = display.displayed(q, tuple(order))
+    for k in range(1, 6):
+        for pick in itertools.combinations(range(5), k):
+            chosen = frozenset(pick)
+            file_chosen = display.to_file(tuple(order), chosen)
+            assert [o.text for o in shown.options] == [q.options[f].text for f in order]
+            assert grading.is_correct(shown, chosen) == (file_chosen == q.correct_indices)
+            assert display.to_display(tuple(order), file_chosen) == chosen
+
+
+def test_shuffle_respects_no_shuffle_and_a_pinned_last_option() -> None:
+    data = sample_bank.question("pin", n_options=5, shuffle=True).model_dump()
+    data["options"][-1]["pin"] = True
+    pinned = Question.model_validate(data)
+    orders = {display.shuffled_order(pinned, random.Random(s)) for s in range(30)}
+    assert all(o[-1] == 4 for o in orders) and len(orders) > 5
+    fixed = sample_bank.question("fixed")
+    assert display.shuffled_order(fixed, random.Random(1)) == (0, 1, 2, 3)
+    assert display.decode_order(None, 3) == (0, 1, 2)
+    assert display.decode_order("2,0,1", 3) == (2, 0, 1)
+    assert display.decode_order("2,2,1", 3) == (0, 1, 2)  # unusable: file order
