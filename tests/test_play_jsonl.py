@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from bot.commands.jsonl import JsonlSession, play_jsonl
+from bot.commands.jsonl import JsonlSession
+from bot.commands.jsonl_io import play_jsonl
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService

@@ -89,7 +89,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         return fail("--seed and --clock go with --jsonl")
     try:
         if args.jsonl:
-            from bot.commands.jsonl import run_jsonl
+            from bot.commands.jsonl_io import run_jsonl
 
             return run_jsonl(catalog, db_path, args.bank, args.seed, args.clock)
         if args.mock:
