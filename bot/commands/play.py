@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import sys
 import textwrap
 from pathlib import Path
@@ -32,7 +33,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     play.add_argument("--mock", action="store_true", help="sit a timed mock exam instead")
     play.add_argument("--short", action="store_true", help="with --mock: a quarter-length exam")
+    machine = play.add_argument_group("machine mode")
+    machine.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="one JSON request per line on stdin, one JSON reply per line on stdout",
+    )
+    machine.add_argument("--seed", type=int, help="seed for question choice and option order")
+    machine.add_argument(
+        "--clock",
+        type=_clock,
+        help="simulated start time, e.g. 2027-01-04T08:00:00Z; moves only on advance",
+    )
     play.set_defaults(func=cmd_play)
+
+
+def _clock(value: str) -> dt.datetime:
+    from bot.commands.jsonl import parse_clock
+
+    try:
+        return parse_clock(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _count(value: str) -> int:
@@ -61,7 +83,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
+    if args.jsonl and (args.topic is not None or args.count or args.mock):
+        return fail("--topic, -n and --mock are for the terminal; in --jsonl send requests")
+    if not args.jsonl and (args.seed is not None or args.clock is not None):
+        return fail("--seed and --clock go with --jsonl")
     try:
+        if args.jsonl:
+            from bot.commands.jsonl_io import run_jsonl
+
+            return run_jsonl(catalog, db_path, args.bank, args.seed, args.clock)
         if args.mock:
             from bot.commands.play_mock import play_mock
 

@@ -201,18 +201,27 @@ class PracticeService:
         *,
         token: str | None = None,
         kind: Kind | None = None,
+        confidence: Confidence | None = None,
+        seconds: float | None = None,
     ) -> AnswerOutcome:
         """Grade and record a learner's choice (display positions); a second answer to one
         delivery is not counted. With confidence on (private chats), the choice is held
-        (CONFIRM) until `confirm`.
+        (CONFIRM) until `confirm`, unless `confidence` comes with it (machine clients).
 
         `kind` is the kind of question the button was made for: a single-answer button pressed
         (forged) on a "select two" question is refused, never graded as a full answer.
+        `seconds` is the response time when the client measured it (a simulated learner);
+        without it, the time since the delivery was recorded.
         """
         now = self.clock.now()
-        return await self.db.write(
-            lambda c: self._record(c, delivery_id, learner, chat_id, chosen, now, token, kind)
-        )
+
+        def record(c: sqlite3.Connection) -> AnswerOutcome:
+            return self._record(
+                c, delivery_id, learner, chat_id, chosen, now, token, kind,
+                confidence=confidence, seconds=seconds,
+            )  # fmt: skip
+
+        return await self.db.write(record)
 
     async def confirm(
         self,
@@ -243,6 +252,7 @@ class PracticeService:
         kind: Kind | None = None,
         *,
         confidence: Confidence | None = None,
+        seconds: float | None = None,
     ) -> AnswerOutcome:
         """The answer transaction: the answer row, the memory state and the misconceptions
         change together or not at all. chosen None means the options held so far (Submit, or
@@ -286,10 +296,11 @@ class PracticeService:
             now=now,
             confidence=confidence.value if confidence else None,
             default_timezone=self.default_timezone,
+            seconds=seconds,
         )
         if not fresh:
             return self._already(conn, delivery, learner.id)
-        self._learn(conn, row, learner.id, file_chosen, correct, now, confidence)
+        self._learn(conn, row, learner.id, file_chosen, correct, now, confidence, seconds)
         if question.kind is Kind.MULTIPLE or confidence is not None:
             sql.clear_pending_choice(conn, delivery_id, learner.id)
         count = sql.answer_count(conn, delivery_id) if group else 0
@@ -324,10 +335,12 @@ class PracticeService:
         correct: bool,
         now: float,
         confidence: Confidence | None,
+        seconds: float | None = None,
     ) -> None:
         """The memory model and misconceptions take in a newly recorded answer."""
         at = from_timestamp(now)
-        answer = Answer(row.question_id, at, correct, confidence, max(0.0, now - row.sent_at))
+        took = max(0.0, now - row.sent_at) if seconds is None else seconds
+        answer = Answer(row.question_id, at, correct, confidence, took)
         lsql.review_answer(conn, user_id, row.bank_id, answer)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
         if question is not None:

@@ -219,10 +219,12 @@ def insert_answer(
     now: float,
     confidence: str | None = None,
     default_timezone: str = "UTC",
+    seconds: float | None = None,
 ) -> bool:
-    """Record an answer (chosen in FILE order; response time from the delivery, never graded)
-    and count it in the summaries; False when this user had already answered this delivery.
-    `default_timezone`: the zone of a learner or chat that set none."""
+    """Record an answer (chosen in FILE order; response time as the client measured it, else
+    from the delivery; never graded) and count it in the summaries; False when this user had
+    already answered this delivery. `default_timezone`: the zone of a learner or chat that set
+    none."""
     cur = conn.execute(
         "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic, chosen,"
         " correct, answered_at, time_to_answer_ms, confidence)"
@@ -238,7 +240,7 @@ def insert_answer(
             chosen,
             int(correct),
             now,
-            max(0, round((now - delivery.sent_at) * 1000)),
+            max(0, round(((now - delivery.sent_at) if seconds is None else seconds) * 1000)),
             confidence,
         ),
     )
