@@ -16,6 +16,7 @@ from bot.domain.models import (
     AnswerOutcome,
     AnswerStatus,
     Delivery,
+    ExamTotal,
     Learner,
     Stats,
     TopicStats,
@@ -397,17 +398,28 @@ class PracticeService:
 
         def gather(
             conn: sqlite3.Connection,
-        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], list[float]]:
+        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], list[float], list[sql.BankTotal]]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id
             return (
                 prefs,
                 sql.topic_totals(conn, user_id, bank_id),
                 sql.answer_times(conn, user_id, now - STREAK_LOOKBACK_S),
+                sql.bank_totals(conn, user_id),
             )
 
-        prefs, totals, times = await self.db.read(gather)
+        prefs, totals, times, per_bank = await self.db.read(gather)
         bank = self.catalog.bank(prefs.bank_id)
+        # A bank no longer served keeps its answers: it is named by its id.
+        others = [
+            ExamTotal(
+                (b.meta.title if (b := self.catalog.banks.get(r.bank_id)) else r.bank_id),
+                r.answered,
+                r.correct,
+            )
+            for r in per_bank
+            if r.bank_id != bank.id
+        ]
         topics = [
             TopicStats(
                 r.topic,
@@ -424,4 +436,5 @@ class PracticeService:
             correct=sum(t.correct for t in topics),
             streak_days=current_streak(times, now, zone),
             topics=topics,
+            other_exams=others,
         )
