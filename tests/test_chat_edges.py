@@ -67,7 +67,8 @@ async def test_group_daily_shows_the_schedule_and_says_what_was_wrong(tmp_path: 
     async with running_bot(tmp_path) as h:
         setup_admin(h)
         assert "no daily question" in await said(h, f"/daily{BOT}", ANN, GROUP)
-        assert "08:00" in await said(h, "/daily 08:00 Europe/Paris", ADMIN, GROUP)
+        set_reply = await said(h, "/daily 08:00 Europe/Paris", ADMIN, GROUP)
+        assert "scheduled at 08:00 (Europe/Paris). The next one comes" in set_reply
         shown = await said(h, "/daily", ANN, GROUP)
         assert "<b>08:00</b> (Europe/Paris), on. Next:" in h.api.source_text(
             GROUP_ID, h.api.messages_to(GROUP_ID)[-1]["message_id"]

@@ -51,10 +51,11 @@ async def daily(update: Update, context: QuizContext) -> None:
             return
         zone = named
     kind = ChatKind.CHANNEL if chat.type == ChatType.CHANNEL else ChatKind.GROUP
-    await services.push.subscribe(chat.id, local_time, zone, kind=kind)
+    occ = await services.push.subscribe(chat.id, local_time, zone, kind=kind)
     # The group's zone also sets where its leaderboard week begins.
     await groups.set_timezone(chat.id, zone)
-    await reply(update, context, texts.GROUP_DAILY_SET.format(time=local_time, zone=esc(zone)))
+    text = texts.GROUP_DAILY_SET.format(time=local_time, zone=esc(zone), next=when(occ.at, zone))
+    await reply(update, context, text)
 
 
 async def schedule_text(context: QuizContext, chat_id: int) -> str:

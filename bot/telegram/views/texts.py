@@ -188,7 +188,9 @@ WINDOW_FROM_NEXT = " This applies from the next question; an open one keeps its 
 WINDOW_USAGE = "Use /window &lt;minutes&gt;, for example /window 10."
 POLL_MODE_SET = "Questions are now posted as {mode}."
 POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answer buttons)."
-GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
+GROUP_DAILY_SET = (
+    "A daily question is scheduled at <b>{time}</b> ({zone}). The next one comes <b>{next}</b>."
+)
 GROUP_DAILY_OFF = "The daily question is turned off."
 GROUP_DAILY_NONE = (
     "📅 This chat has no daily question. Admins: <code>/daily 08:00 Europe/Paris</code> "
