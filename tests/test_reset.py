@@ -18,6 +18,7 @@ PER_BANK = {
     "memory": "SELECT COUNT(*) FROM memory_states WHERE user_id = 501 AND bank_id = ?",
     "ideas": "SELECT COUNT(*) FROM misconception_states WHERE user_id = 501 AND bank_id = ?",
     "exam": "SELECT COUNT(*) FROM exam_dates WHERE user_id = 501 AND bank_id = ?",
+    "topics": "SELECT COUNT(*) FROM learner_topics WHERE user_id = 501 AND bank_id = ?",
 }
 
 
@@ -54,7 +55,7 @@ async def test_reset_asks_then_forgets_only_the_exam_it_named(tmp_path: Path) ->
         learn_before, demo_before = counts(h, "learn"), counts(h, "demo")
         assert learn_before["answers"] == 3 and learn_before["ideas"] >= 1
         assert all(learn_before.values()), learn_before
-        assert demo_before == {"answers": 3, "memory": 3, "ideas": 0, "exam": 1}
+        assert demo_before == {"answers": 3, "memory": 3, "ideas": 0, "exam": 1, "topics": 1}
 
         await h.feed(factories.command("/reset", ANN, ANN_CHAT))
         ask = h.api.last_message(ANN["id"]) or {}
@@ -77,7 +78,7 @@ async def test_reset_asks_then_forgets_only_the_exam_it_named(tmp_path: Path) ->
         done = h.api.message(ANN["id"], ask["message_id"])
         assert "progress in Learning <bank> is reset" in done["text"]
         assert "reply_markup" not in done  # no second Yes to press
-        assert counts(h, "learn") == {"answers": 0, "memory": 0, "ideas": 0, "exam": 0}
+        assert not any(counts(h, "learn").values())
         assert counts(h, "demo") == demo_before
 
         # Back in the reset exam, practice starts afresh: /stats knows nothing of it, and
@@ -108,6 +109,9 @@ REVIEWED = {
     "exam_dates": "cleared for the exam",
     "mock_exams": "cleared for the exam (their items go with them)",
     "subscriptions": "kept: the daily question is a setting, not history",
+    "learner_topics": "cleared for the exam (the /stats summary of the answers that went)",
+    "learner_days": "kept: the streak counts days practised in any exam, not per exam",
+    "member_totals": "kept: a group's leaderboard is the group's record",
 }
 
 
