@@ -117,6 +117,7 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
     "answer": _answer,
     "stats": lambda c: (
         practice_sql.topic_totals(c, 1, "b"),
+        practice_sql.bank_totals(c, 1),
         summaries.streak(c, 1, NOW, ZoneInfo("UTC")),
     ),
     "leaderboard": lambda c: summaries.standings(c, GROUP, summaries.ALL_TIME, 10),

@@ -74,14 +74,28 @@ class TopicStats:
 
 
 @dataclass(frozen=True, slots=True)
+class ExamTotal:
+    """A learner's answers in another exam than the current one."""
+
+    bank_title: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Stats:
-    """A learner's record in one bank."""
+    """A learner's record in one bank, and a line for each other exam answered in."""
 
     bank_title: str
     answered: int
     correct: int
     streak_days: int
     topics: list[TopicStats] = field(default_factory=list)
+    other_exams: list[ExamTotal] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:

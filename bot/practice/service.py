@@ -16,6 +16,7 @@ from bot.domain.models import (
     AnswerOutcome,
     AnswerStatus,
     Delivery,
+    ExamTotal,
     Learner,
     Stats,
     TopicStats,
@@ -407,7 +408,9 @@ class PracticeService:
         """Answered, accuracy overall and per topic, and the current streak of days."""
         now = self.clock.now()
 
-        def gather(conn: sqlite3.Connection) -> tuple[sql.UserPrefs, list[sql.TopicTotal], int]:
+        def gather(
+            conn: sqlite3.Connection,
+        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], int, list[sql.BankTotal]]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id
             zone = ZoneInfo(prefs.timezone or self.default_timezone)
@@ -415,10 +418,21 @@ class PracticeService:
                 prefs,
                 sql.topic_totals(conn, user_id, bank_id),
                 summaries.streak(conn, user_id, now, zone),
+                sql.bank_totals(conn, user_id),
             )
 
-        prefs, totals, streak = await self.db.read(gather)
+        prefs, totals, streak, per_bank = await self.db.read(gather)
         bank = self.catalog.bank(prefs.bank_id)
+        # A bank no longer served keeps its answers: it is named by its id.
+        others = [
+            ExamTotal(
+                (b.meta.title if (b := self.catalog.banks.get(r.bank_id)) else r.bank_id),
+                r.answered,
+                r.correct,
+            )
+            for r in per_bank
+            if r.bank_id != bank.id
+        ]
         topics = [
             TopicStats(
                 r.topic,
@@ -434,4 +448,5 @@ class PracticeService:
             correct=sum(t.correct for t in topics),
             streak_days=streak,
             topics=topics,
+            other_exams=others,
         )

@@ -53,7 +53,9 @@ def last_group_question(conn: sqlite3.Connection, chat_id: int, now: float) -> L
     return LastQuestion(row["id"], row["sent_at"], is_open)
 
 
-# Keyed by user and bank but settings, not history: a reset leaves them alone.
+# Keyed by user and bank but settings, not history: a reset leaves them alone. Tables keyed by
+# user without a bank (the streak's learner_days, a group's member_totals) are not per exam and
+# stay too; tests/test_reset.py lists the decision for every table with a user_id.
 NOT_HISTORY = frozenset({"subscriptions", "push_log", "users", "chats", "deliveries"})
 
 

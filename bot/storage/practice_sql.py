@@ -61,6 +61,15 @@ class TopicTotal:
     correct: int
 
 
+@dataclass(frozen=True, slots=True)
+class BankTotal:
+    """A user's answers in one bank (exam)."""
+
+    bank_id: str
+    answered: int
+    correct: int
+
+
 def upsert_user(
     conn: sqlite3.Connection, user: Learner, now: float, started: bool = False
 ) -> None:
@@ -307,3 +316,13 @@ def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[T
         (user_id, bank_id),
     )
     return [TopicTotal(topic, answered, correct) for topic, answered, correct in rows]
+
+
+def bank_totals(conn: sqlite3.Connection, user_id: int) -> list[BankTotal]:
+    """A user's answers per bank (exam), by bank id (from the summary: O(topics))."""
+    rows = conn.execute(
+        "SELECT bank_id, SUM(answered), SUM(correct) FROM learner_topics"
+        " WHERE user_id = ? GROUP BY bank_id ORDER BY bank_id",
+        (user_id,),
+    )
+    return [BankTotal(bank, answered, correct) for bank, answered, correct in rows]

@@ -33,15 +33,26 @@ from bot.telegram.handlers import (
     mock,
     mock_buttons,
     ops,
+    reset,
+    wrong_place,
 )
 from bot.telegram.views import callbacks, mock_callbacks
 
 PRIVATE = filters.ChatType.PRIVATE
+# Stickers, photos, voice notes, files, locations...: new messages only (not edits), and not
+# the service messages Telegram posts about the chat itself.
+NOT_TEXT = filters.UpdateType.MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL
 WHY_DEEP_LINK = r"^/start(@\w+)? why_\d{1,18}$"
 # Group commands come as messages; in a channel, as channel posts (sent by its admins).
 GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
     filters.ChatType.CHANNEL & filters.UpdateType.CHANNEL_POST
 )
+
+# Commands that only work in a group or channel, and private-chat ones (besides /start,
+# /stats, /quiz, /topics, /daily and /help, which have a group meaning of their own): sent in
+# the wrong place, each gets a hint where it works.
+GROUP_ONLY = ["leaderboard", "reveal", "window", "quizpoll"]
+PRIVATE_ONLY = ["admin", "reload", "exam", "mistakes", "confidence", "mock", "ready", "reset"]
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -60,6 +71,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("confidence", learning.confidence, filters=PRIVATE),
         CommandHandler("mock", mock.mock, filters=PRIVATE),
         CommandHandler("ready", mock.ready, filters=PRIVATE),
+        CommandHandler("reset", reset.reset, filters=PRIVATE),
+        CallbackQueryHandler(reset.on_reset_button, pattern=callbacks.RESET),
+        CommandHandler(GROUP_ONLY, wrong_place.private_group_only, filters=PRIVATE),
         # Everywhere; a channel's commands come as channel posts, which are not "messages".
         CommandHandler(
             "help",
@@ -79,6 +93,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("quizpoll", group_admin.quizpoll, filters=GROUPS_AND_CHANNELS),
         CommandHandler("daily", group_daily.daily, filters=GROUPS_AND_CHANNELS),
         CommandHandler("topics", group_topics.topics, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("start", wrong_place.group_start, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("stats", wrong_place.group_stats, filters=GROUPS_AND_CHANNELS),
+        CommandHandler(PRIVATE_ONLY, wrong_place.group_private_only, filters=GROUPS_AND_CHANNELS),
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
@@ -100,6 +117,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
         MessageHandler(filters.TEXT & ~filters.COMMAND & PRIVATE, commands.free_text),
+        MessageHandler(NOT_TEXT & PRIVATE, wrong_place.private_not_text),
+        # Only a command addressed to this bot (`/foo@bot`) gets a reply in a group.
+        MessageHandler(filters.COMMAND & GROUPS_AND_CHANNELS, wrong_place.group_unknown),
     ]
 
 
@@ -126,6 +146,7 @@ PRIVATE_COMMANDS = [
     ("ready", "Predicted exam score and chance to pass"),
     ("stats", "Your progress, readiness, mock exams, wrong ideas"),
     ("daily", "A question every day at your time"),
+    ("reset", "Start this exam over (asks first)"),
     ("help", "How it works"),
     ("start", "Welcome"),
 ]
@@ -135,7 +156,8 @@ GROUP_COMMANDS = [
     ("leaderboard", "This week and all time"),
     ("window", "How long questions stay open (admins)"),
     ("quizpoll", "Telegram quiz polls on or off (admins)"),
-    ("daily", "Daily group question (admins)"),
+    ("daily", "This chat's daily question (admins set it)"),
     ("topics", "Exam and topic of this chat's questions (admins)"),
+    ("stats", "Your own progress, in a private chat"),
     ("help", "How it works"),
 ]

@@ -6,12 +6,14 @@ from __future__ import annotations
 from telegram import Update
 from telegram.constants import ChatType
 
+from bot.bank.models import Bank, Topic
+from bot.practice.catalog import Catalog
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.photos import send_png
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import keyboards, mock_texts, render, texts
+from bot.telegram.views import group_render, keyboards, mock_texts, render, texts
 from bot.telegram.views import readiness_render as stats_views
 from bot.telegram.views.render import esc
 
@@ -27,18 +29,34 @@ async def start(update: Update, context: QuizContext) -> None:
     prefs = await services.practice.prefs(user.id)
     bank = services.catalog.bank(prefs.bank_id)
     arg = context.args[0] if context.args else ""
-    if arg and bank.meta.topic(arg) is not None:
-        await services.practice.choose_topic(user.id, bank.id, arg)
-        topic = bank.meta.topic(arg)
-        assert topic is not None
-        await send_html(context.bot, chat.id, texts.TOPIC_SET.format(topic=esc(topic.name)))
-        await send_next_question(context, chat.id, user)
+    if arg.lower() == group_render.STATS_PAYLOAD:
+        await stats(update, context)
         return
+    if arg:
+        found = deep_link_topic(services.catalog, bank, arg)
+        if found is not None:
+            topic_bank, topic = found
+            await services.practice.choose_topic(user.id, topic_bank.id, topic.id)
+            await send_html(context.bot, chat.id, texts.TOPIC_SET.format(topic=esc(topic.name)))
+            await send_next_question(context, chat.id, user)
+            return
+        # Clipped: a forged /start can carry any text.
+        await send_html(context.bot, chat.id, texts.TOPIC_NOT_FOUND.format(value=esc(arg[:64])))
     text = texts.WELCOME.format(name=esc(user.first_name or "there"), bank=esc(bank.meta.title))
     await send_html(context.bot, chat.id, text)
     # Once per learner, and never in the way: /quiz works whether or not they answer it.
     if await services.practice.learning.offer_exam(user.id):
         await send_html(context.bot, chat.id, texts.EXAM_OFFER, keyboards.exam_offer_keyboard())
+
+
+def deep_link_topic(catalog: Catalog, bank: Bank, arg: str) -> tuple[Bank, Topic] | None:
+    """The topic a deep link names, in any case: the learner's bank first, then the others."""
+    wanted = arg.lower()
+    for candidate in (bank, *(b for b in catalog.banks.values() if b.id != bank.id)):
+        topic = candidate.meta.topic(wanted)
+        if topic is not None and candidate.in_topic(topic.id):
+            return candidate, topic
+    return None
 
 
 async def quiz(update: Update, context: QuizContext) -> None:

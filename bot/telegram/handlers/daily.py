@@ -6,8 +6,6 @@ The work is in PushService.subscribe/unsubscribe, keyed by chat id, so the group
 
 from __future__ import annotations
 
-import datetime as dt
-
 from telegram import Update
 
 from bot.domain import due, zones
@@ -15,13 +13,7 @@ from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, learner, query_message
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import callbacks, keyboards, texts
-from bot.telegram.views.render import esc
-
-
-def when(instant: float, tz_name: str) -> str:
-    """A push instant on the subscriber's wall clock, e.g. 'Mon 01 Jun, 07:30'."""
-    tz = zones.zone(tz_name) or dt.UTC
-    return dt.datetime.fromtimestamp(instant, tz).strftime("%a %d %b, %H:%M")
+from bot.telegram.views.render import esc, when
 
 
 async def zone_of(context: QuizContext, user_id: int) -> str:

@@ -82,6 +82,14 @@ def why_url(bot_username: str, delivery_id: int) -> str:
     return f"https://t.me/{bot_username}?start={why_payload(delivery_id)}"
 
 
+STATS_PAYLOAD = "stats"  # `/start stats` in private shows the learner's /stats
+
+
+def stats_url(bot_username: str) -> str:
+    """A deep link that opens the private chat on the learner's statistics."""
+    return f"https://t.me/{bot_username}?start={STATS_PAYLOAD}"
+
+
 def _line(rank: int, s: Standing) -> str:
     name = esc(clip(s.first_name.strip() or "Someone", NAME_CHARS))
     return f"{rank}. {name}: <b>{s.correct}</b> correct · {s.answered} answered ({s.accuracy:.0%})"

@@ -90,6 +90,17 @@ def exam_offer_keyboard() -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([buttons, [none]])
 
 
+def reset_keyboard(bank_id: str) -> InlineKeyboardMarkup:
+    """/reset's confirmation: Yes (names the exam, so a later switch cannot change it) or
+    Cancel."""
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(texts.RESET_YES, callback_data=callbacks.reset(bank_id))],
+            [InlineKeyboardButton(texts.RESET_NO, callback_data=callbacks.reset(None))],
+        ]
+    )
+
+
 def practice_keyboard() -> InlineKeyboardMarkup:
     """Back to normal practice (when /mistakes has nothing left)."""
     return InlineKeyboardMarkup(

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.domain import zones
 from bot.domain.models import AnswerOutcome, Stats
 from bot.practice.learning_service import ActiveMisconception, ExamInfo
 from bot.telegram.views import texts
@@ -132,20 +133,37 @@ def callback_verdict(outcome: AnswerOutcome) -> str:
 
 
 def stats_text(stats: Stats) -> str:
-    """A learner's progress: overall, per topic, streak."""
-    if not stats.answered:
+    """A learner's progress: overall, per topic, streak; then other exams and totals."""
+    if not stats.answered and not stats.other_exams:
         return texts.NO_STATS
-    lines = [
-        f"📊 <b>Your progress</b> · {esc(stats.bank_title)}",
-        "",
-        f"Answered: <b>{stats.answered}</b> · accuracy <b>{stats.accuracy:.0%}</b>",
-        f"Streak: <b>{stats.streak_days}</b> day{'s' if stats.streak_days != 1 else ''} 🔥",
-        "",
-        "<b>By topic</b>",
-    ]
-    for t in sorted(stats.topics, key=lambda t: t.name):
-        lines.append(f"• {esc(t.name)}: {t.correct}/{t.answered} ({t.accuracy:.0%})")
+    if stats.answered:
+        lines = [
+            f"📊 <b>Your progress</b> · {esc(stats.bank_title)}",
+            "",
+            f"Answered: <b>{stats.answered}</b> · accuracy <b>{stats.accuracy:.0%}</b>",
+            f"Streak: <b>{stats.streak_days}</b> day{'s' if stats.streak_days != 1 else ''} 🔥",
+            "",
+            "<b>By topic</b>",
+        ]
+        for t in sorted(stats.topics, key=lambda t: t.name):
+            lines.append(f"• {esc(t.name)}: {t.correct}/{t.answered} ({t.accuracy:.0%})")
+    else:
+        lines = [texts.NO_STATS_HERE.format(bank=esc(stats.bank_title))]
+    if stats.other_exams:
+        lines += ["", texts.OTHER_EXAMS_HEAD]
+        for e in stats.other_exams:
+            lines.append(f"• {esc(e.bank_title)}: {e.correct}/{e.answered} ({e.accuracy:.0%})")
+        answered = stats.answered + sum(e.answered for e in stats.other_exams)
+        correct = stats.correct + sum(e.correct for e in stats.other_exams)
+        accuracy = f"{correct / answered:.0%}"
+        lines.append(texts.ALL_EXAMS.format(answered=answered, accuracy=accuracy))
     return "\n".join(lines)
+
+
+def when(instant: float, tz_name: str) -> str:
+    """A push instant on the subscriber's wall clock, e.g. 'Mon 01 Jun, 07:30'."""
+    tz = zones.zone(tz_name) or dt.UTC
+    return dt.datetime.fromtimestamp(instant, tz).strftime("%a %d %b, %H:%M")
 
 
 def days_text(days: int) -> str:

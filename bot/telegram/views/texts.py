@@ -26,37 +26,69 @@ HELP = (
     "• Options are shuffled each time, so you learn the answer, not its letter.\n"
     "• /mistakes reviews only what you got wrong. /confidence on asks “Sure or Unsure?” "
     "after each pick; answers you got wrong while sure come back first.\n"
-    "• /topics chooses a topic, /stats shows your progress and the wrong ideas to unlearn, "
-    "/daily sets a daily question.\n"
+    "• /topics chooses a topic or exam, /stats shows your progress in this exam and your "
+    "totals in the others, and the wrong ideas to unlearn; /daily sets a daily question.\n"
+    "• /reset starts the current exam over (it asks first; other exams stay).\n"
     "• /mock sits a timed mock exam of the bank's size (/mock short: a quarter of it): no "
     "verdicts until the end, answers can be changed, 🚩 flags a question, the grid jumps. "
     "At the deadline it is submitted by itself. /mock stop abandons it.\n"
     "• /ready predicts your exam score (blueprint-weighted) and your chance to pass, from "
     "your answers (what you are likely to still remember) and recent mock exams.\n"
-    "• In a group, /quiz asks everyone; each member gets a private verdict."
+    "• In a group, /quiz asks everyone; each member gets a private verdict. /leaderboard, "
+    "/reveal, /window and /quizpoll work there."
 )
-# /help in a group or channel: only what works there (/topics, /stats and the personal /daily
-# are private-chat commands).
+# /help in a group or channel: only what works there (practice, progress and the personal
+# daily question belong to the private chat).
 GROUP_HELP = (
     "<b>How quizbot works here</b>\n\n"
     "• /quiz posts a question for everyone. Tap a letter to answer: your verdict comes to you "
     "alone, and the answer is revealed when the question closes.\n"
     "• After the reveal, <b>Why?</b> opens your own breakdown in a private chat with me.\n"
-    "• /leaderboard shows this week and all time.\n"
+    "• /leaderboard shows this week and all time. /daily shows this chat's daily question.\n"
     "• Admins: /reveal closes the open question now, /window &lt;minutes&gt; sets how long "
     "questions stay open, /quizpoll on|off switches to Telegram quiz polls, "
-    "/daily HH:MM Zone (or /daily off) posts a daily question, /leaderboard off|on.\n"
-    "• For practice on your own (topics, progress, your daily question), message me privately."
+    "/daily HH:MM Zone (or /daily off) posts a daily question, /topics picks the exam and "
+    "topic, /leaderboard off|on.\n"
+    "• /stats gives you a link to your own progress in a private chat with me; practice on "
+    "your own and mock exams are there too."
 )
 UNKNOWN_COMMAND = "I don't know that command. Try /quiz for a question or /help."
 FREE_TEXT = "Tap a letter under a question to answer it, or send /quiz for a new one."
+NOT_TEXT = (
+    "I only read text and commands, so I skipped that. Tap a letter under a question to "
+    "answer it, or send /quiz for a new one (/help lists the rest)."
+)
+PRIVATE_GROUP_ONLY = (
+    "/{command} works in a group or channel I am in (it acts on the question I post there). "
+    "Here, /quiz sends you a question and /stats shows your progress."
+)
 NO_QUESTIONS = "There are no questions in this topic yet. Choose another with /topics."
 CHOOSE_TOPIC = "<b>{bank}</b>\nChoose a topic to practise:"
 TOPIC_SET = "Topic set: <b>{topic}</b>. Here is your first question."
+TOPIC_NOT_FOUND = (
+    "I could not find the topic <b>{value}</b> from that link. Here is the welcome instead; "
+    "/topics lists the topics."
+)
 ALL_TOPICS = "All topics"
 TOPIC_GONE = "That topic is no longer offered. Choose one with /topics."
 BANK_GONE = "That exam is no longer offered. Choose another with /topics."
 NO_STATS = "You have not answered any question yet. Send /quiz to start."
+NO_STATS_HERE = "📊 No answers yet in <b>{bank}</b>. Send /quiz to start; /topics switches exams."
+OTHER_EXAMS_HEAD = "<b>Other exams</b>"
+ALL_EXAMS = "All exams: <b>{answered}</b> answered · accuracy <b>{accuracy}</b>"
+RESET_ASK = (
+    "⚠️ <b>Reset your progress in {bank}?</b>\n\n"
+    "I forget every answer you gave to this exam's questions (in groups too), what I learnt "
+    "about your memory of them, your wrong ideas, mistakes, mock exams and your exam date. "
+    "Your next /quiz starts afresh. Other exams, your daily question and your settings stay. "
+    "This cannot be undone."
+)
+RESET_YES = "Yes, reset this exam"
+RESET_NO = "Cancel"
+RESET_DONE = "✅ Your progress in <b>{bank}</b> is reset. Send /quiz to start afresh."
+RESET_CANCELLED = "Nothing was reset."
+CB_RESET_DONE = "Reset: {count} answers forgotten."
+CB_RESET_CANCELLED = "Cancelled: nothing was reset."
 
 # Callback answers: at most 200 characters each.
 CB_CORRECT = "✅ Correct!"
@@ -156,9 +188,33 @@ WINDOW_FROM_NEXT = " This applies from the next question; an open one keeps its 
 WINDOW_USAGE = "Use /window &lt;minutes&gt;, for example /window 10."
 POLL_MODE_SET = "Questions are now posted as {mode}."
 POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answer buttons)."
-GROUP_DAILY_USAGE = "Use /daily HH:MM Zone, for example /daily 08:00 Europe/Paris, or /daily off."
-GROUP_DAILY_SET = "A daily question is scheduled at <b>{time}</b> ({zone})."
+GROUP_DAILY_SET = (
+    "A daily question is scheduled at <b>{time}</b> ({zone}). The next one comes <b>{next}</b>."
+)
 GROUP_DAILY_OFF = "The daily question is turned off."
+GROUP_DAILY_NONE = (
+    "📅 This chat has no daily question. Admins: <code>/daily 08:00 Europe/Paris</code> "
+    "(24-hour time and an IANA timezone)."
+)
+GROUP_DAILY_ON = (
+    "📅 Daily question here: <b>{time}</b> ({zone}), on. Next: <b>{next}</b>.\n"
+    "Admins: <code>/daily HH:MM Zone</code> changes it, <code>/daily off</code> stops it."
+)
+GROUP_DAILY_IS_OFF = (
+    "📅 The daily question here is off (it was {time}, {zone}). Admins: "
+    "<code>/daily HH:MM Zone</code> starts it again."
+)
+GROUP_STATS = (
+    "📊 Your statistics are yours alone, so I show them in a private chat: "
+    '<a href="{url}">open my stats</a> (or message me and send /stats).'
+)
+GROUP_PRIVATE_ONLY = (
+    "/{command} works in a private chat with me. Here: /quiz, /leaderboard, /help."
+)
+GROUP_UNKNOWN_COMMAND = (
+    "I don't know that command. Here: /quiz, /leaderboard, /daily, /help; admins also "
+    "/reveal, /window, /quizpoll, /topics."
+)
 
 # Learning engine: exam date, mistakes, confidence, misconceptions, revised questions
 CB_STALE = "This button is from an older copy of the data. Send /quiz for a fresh question."
