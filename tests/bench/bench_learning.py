@@ -2,11 +2,13 @@
 
 Targets: the engine needs >= 30% fewer answers than random order and >= 15% fewer than plain
 FSRS to be ready (and still ready a week later), on both ground truths and on both banks;
-readiness MAE <= 7 points and Brier <= 0.18. Seeded: the same figures on every run.
+readiness MAE <= 7 points and Brier <= 0.18. Seeded: the same figures on every run; the spread over
+seeds (median [min-max]) shows how much of a difference is luck of the draw.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 from pathlib import Path
 
@@ -18,57 +20,93 @@ from bot.learning.simulate.report import table
 from bot.learning.simulate.runner import PolicyReport, SimConfig, run_policy
 from bot.learning.simulate.truth import TRUTHS
 
-LEARNERS = 30
+LEARNERS = 20
 DAYS = 60
 PER_DAY = 20
 EXAM_IN = 30
-SEED = 11
+SEEDS = (11, 12, 13)
 BUNDLED = Path(__file__).resolve().parents[2] / "questions"
 
 
-def _verdicts(reports: list[PolicyReport]) -> list[str]:
+def _spread(values: list[float], fmt: str = "{:.0f}") -> str:
+    lo, mid, hi = min(values), statistics.median(values), max(values)
+    return f"{fmt.format(mid)} [{fmt.format(lo)}-{fmt.format(hi)}]"
+
+
+def _verdicts(runs: dict[int, list[PolicyReport]]) -> list[str]:
     lines = []
     for truth in TRUTHS:
-        by = {r.policy: r for r in reports if r.truth == truth}
-        engine = by["engine"].questions_to_ready
+        by_seed = {
+            seed: {r.policy: r for r in reports if r.truth == truth}
+            for seed, reports in runs.items()
+        }
         for base, target in (("random", 0.30), ("fsrs", 0.15)):
-            saving = 1 - engine / by[base].questions_to_ready
-            ok = "met" if saving >= target else "MISSED"
+            savings = [
+                1 - by["engine"].questions_to_ready / by[base].questions_to_ready
+                for by in by_seed.values()
+            ]
+            ok = "met" if statistics.median(savings) >= target else "MISSED"
             lines.append(
-                f"{truth}: engine vs {base}: {saving:+.0%} fewer answers "
-                f"(target {target:.0%}) {ok}"
+                f"{truth}: engine vs {base}: median {statistics.median(savings):+.0%} fewer "
+                f"answers [{min(savings):+.0%} to {max(savings):+.0%}] (target {target:.0%}) {ok}"
             )
-        mae = by["engine"].readiness_mae
-        brier = by["engine"].readiness_brier
-        if mae is not None and brier is not None:
+        maes = [by["engine"].readiness_mae for by in by_seed.values()]
+        briers = [by["engine"].readiness_brier for by in by_seed.values()]
+        if all(m is not None for m in maes) and all(b is not None for b in briers):
+            mae = statistics.median(m for m in maes if m is not None)
+            brier = statistics.median(b for b in briers if b is not None)
             lines.append(
-                f"{truth}: readiness under the engine: MAE {mae:.1f} (target 7) "
-                f"{'met' if mae <= 7 else 'MISSED'}, Brier {brier:.3f} (target 0.18) "
+                f"{truth}: readiness under the engine: MAE median {mae:.1f} (target 7) "
+                f"{'met' if mae <= 7 else 'MISSED'}, Brier median {brier:.3f} (target 0.18) "
                 f"{'met' if brier <= 0.18 else 'MISSED'}"
             )
     return lines
 
 
+def _spread_table(runs: dict[int, list[PolicyReport]]) -> str:
+    lines = ["truth      policy   to ready: median [min-max] over seeds   MAE median"]
+    first = next(iter(runs.values()))
+    for r in first:
+        same = [
+            x
+            for reports in runs.values()
+            for x in reports
+            if (x.truth, x.policy) == (r.truth, r.policy)
+        ]
+        maes = [x.readiness_mae for x in same if x.readiness_mae is not None]
+        mae = f"{statistics.median(maes):.1f}" if maes else "-"
+        lines.append(
+            f"{r.truth:10s} {r.policy:8s} {_spread([x.questions_to_ready for x in same]):>20s}"
+            f"{mae:>22s}"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
-    """Run every policy on both ground truths and both banks; print tables and verdicts."""
+    """Run every policy on both ground truths, both banks and several seeds; print the spread."""
     banks = {
         "bundled": Blueprint.of(next(iter(load_banks([BUNDLED]).banks.values()))),
         "generated-300": Blueprint.of(generate_bank(300)),
     }
     for name, plan in banks.items():
         started = time.perf_counter()
-        reports = [
-            run_policy(
-                plan,
-                SimConfig(LEARNERS, DAYS, PER_DAY, EXAM_IN, policy, truth, SEED),
-            )
-            for truth in TRUTHS
-            for policy in POLICIES
-        ]
+        runs = {
+            seed: [
+                run_policy(
+                    plan,
+                    SimConfig(LEARNERS, DAYS, PER_DAY, EXAM_IN, policy, truth, seed),
+                )
+                for truth in TRUTHS
+                for policy in POLICIES
+            ]
+            for seed in SEEDS
+        }
         print(
             f"bank {name} ({plan.meta.id}, {len(plan.questions)} questions): {LEARNERS} "
-            f"learners, {DAYS} days x {PER_DAY}, exam in {EXAM_IN} days, seed {SEED} "
+            f"learners, {DAYS} days x {PER_DAY}, exam in {EXAM_IN} days, seeds {SEEDS} "
             f"({time.perf_counter() - started:.0f} s)"
         )
-        print(table(reports))
-        print("\n".join(_verdicts(reports)) + "\n", flush=True)
+        print(f"seed {SEEDS[0]}:")
+        print(table(runs[SEEDS[0]]))
+        print(_spread_table(runs))
+        print("\n".join(_verdicts(runs)) + "\n", flush=True)
