@@ -86,6 +86,11 @@ class Settings(BaseSettings):
     group_messages_per_minute: int = Field(
         default=20, ge=1, validation_alias="QUIZBOT_GROUP_MESSAGES_PER_MINUTE"
     )
+    # Retention: answers older than this many days are deleted daily; None keeps them forever.
+    # Finished push log rows and unanswered deliveries always go after 90 days.
+    retention_days: int | None = Field(
+        default=None, ge=1, validation_alias="QUIZBOT_RETENTION_DAYS"
+    )
     # Groups
     group_answer_window_minutes: int = Field(
         default=10, ge=1, le=1440, validation_alias="QUIZBOT_GROUP_WINDOW_MINUTES"

@@ -65,3 +65,25 @@ async def test_fast_send_raises_the_errors_send_message_raises(
     api.rate_limit(retry_after=3, times=1, method="sendMessage")
     with pytest.raises(RetryAfter):
         await send_message_json(bot, {"chat_id": 45, "text": "hi"})
+
+
+async def test_raw_edit_edits_text_and_keyboard_and_raises_as_edit_message_text(
+    api: FakeBotApi, bot: ExtBot[None]
+) -> None:
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+    from bot.telegram.outbound.fast_send import edit_text_raw
+
+    message_id = await send_message_json(bot, {"chat_id": 46, "text": "question"})
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("Next", callback_data="n:1")]])
+    assert await edit_text_raw(bot, 46, message_id, "<b>Right</b> &amp; why", markup) is None
+    edited = api.message(46, message_id)
+    assert edited["text"] == "Right & why"
+    assert edited["reply_markup"] == {
+        "inline_keyboard": [[{"text": "Next", "callback_data": "n:1"}]]
+    }
+    with pytest.raises(BadRequest, match="not modified"):
+        await edit_text_raw(bot, 46, message_id, "<b>Right</b> &amp; why", markup)
+    api.mark_uneditable(46, message_id)
+    with pytest.raises(BadRequest, match="can't be edited"):
+        await edit_text_raw(bot, 46, message_id, "again", None)

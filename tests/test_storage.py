@@ -75,7 +75,7 @@ async def test_a_failed_commit_leaves_no_transaction_open(tmp_path: Path) -> Non
 def test_chat_migration_lists_every_table_keyed_by_chat(tmp_path: Path) -> None:
     """A migration that adds a table with a chat_id column must add it to CHAT_KEYED_TABLES,
     or an upgraded group would leave those rows behind under its old id."""
-    from bot.storage.chat_migration import CHAT_KEYED_TABLES, MOVED_WITH_CHAT
+    from bot.storage.chat_migration import CHAT_KEYED_TABLES, MERGED_WITH_CHAT, MOVED_WITH_CHAT
     from bot.storage.db import connect_sync
     from bot.storage.migrations import apply_migrations
 
@@ -90,4 +90,4 @@ def test_chat_migration_lists_every_table_keyed_by_chat(tmp_path: Path) -> None:
         }
     finally:
         conn.close()
-    assert keyed == set(CHAT_KEYED_TABLES) | set(MOVED_WITH_CHAT)
+    assert keyed == set(CHAT_KEYED_TABLES) | set(MOVED_WITH_CHAT) | set(MERGED_WITH_CHAT)

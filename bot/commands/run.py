@@ -59,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         # Before any network call: a database that cannot be used stops the start at once,
         # with one line, and a supervisor's restart-on-failure sees the exit code.
-        prepare(settings.db)
+        prepare(settings.db, settings.default_timezone)
     except DatabaseUnavailable as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
@@ -99,7 +99,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         return fail(str(err))
 
     try:
-        todo = prepare(settings.db)
+        todo = prepare(settings.db, settings.default_timezone)
     except DatabaseUnavailable as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1

@@ -67,3 +67,10 @@ def week_start(now: float, timezone: str) -> float:
     monday = (local - dt.timedelta(days=local.weekday())).date()
     start = dt.datetime.combine(monday, dt.time(0, 0), ZoneInfo(timezone))
     return start.timestamp()
+
+
+def week_key(now: float, timezone: str) -> str:
+    """The ISO date of the Monday that starts `now`'s ISO week in the zone: how a chat's
+    weekly leaderboard rows are keyed (a week stays one key if the chat changes zone)."""
+    local = dt.datetime.fromtimestamp(now, ZoneInfo(timezone)).date()
+    return (local - dt.timedelta(days=local.weekday())).isoformat()

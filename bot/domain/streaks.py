@@ -22,3 +22,30 @@ def current_streak(times: Iterable[float], now: float, zone: ZoneInfo) -> int:
         streak += 1
         day -= dt.timedelta(days=1)
     return streak
+
+
+def day_key(ts: float, zone: ZoneInfo) -> str:
+    """The ISO calendar date of a Unix time in a zone: how answer days are stored."""
+    return local_date(ts, zone).isoformat()
+
+
+def streak_of_days(days_newest_first: Iterable[str], now: float, zone: ZoneInfo) -> int:
+    """`current_streak` over ISO day keys, newest first; stops reading at the first gap, so a
+    caller streaming them from an index reads O(days in the streak)."""
+    today = local_date(now, zone)
+    expected: dt.date | None = None
+    streak = 0
+    for key in days_newest_first:
+        day = dt.date.fromisoformat(key)
+        if day > today:  # stored in a zone ahead of today's: it counts as today
+            day = today
+        if expected is None:
+            if day < today - dt.timedelta(days=1):
+                return 0
+            expected = day
+        if day == expected:
+            streak += 1
+            expected = day - dt.timedelta(days=1)
+        elif day < expected:
+            break
+    return streak

@@ -13,7 +13,7 @@ import sqlite3
 import weakref
 
 from bot.domain import display, grading, zones
-from bot.domain.groups import GroupSettings, Leaderboard, Reveal, week_start
+from bot.domain.groups import GroupSettings, Leaderboard, Reveal, week_key
 from bot.domain.kinds import PollMode, Source
 from bot.domain.models import Delivery
 from bot.domain.selection import Seen
@@ -22,6 +22,7 @@ from bot.practice.clock import Clock, SystemClock
 from bot.practice.picking import delivery_from, pick_and_record
 from bot.storage import group_sql as gsql
 from bot.storage import practice_sql as sql
+from bot.storage import summaries
 from bot.storage.chat_migration import migrate_chat
 from bot.storage.db import Database
 from bot.storage.group_sql import ChatRecord
@@ -267,10 +268,10 @@ class GroupService:
 
         def gather(conn: sqlite3.Connection) -> Leaderboard:
             settings = self._settings(chat_id, gsql.chat_record(conn, chat_id))
-            since = week_start(now, settings.timezone)
+            week = week_key(now, settings.timezone)
             return Leaderboard(
-                week=gsql.standings(conn, chat_id, since, limit),
-                all_time=gsql.standings(conn, chat_id, 0.0, limit),
+                week=summaries.standings(conn, chat_id, week, limit),
+                all_time=summaries.standings(conn, chat_id, summaries.ALL_TIME, limit),
             )
 
         return await self.db.read(gather)

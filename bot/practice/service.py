@@ -20,7 +20,6 @@ from bot.domain.models import (
     Stats,
     TopicStats,
 )
-from bot.domain.streaks import current_streak
 from bot.learning.memory import Answer, Confidence, from_timestamp
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
@@ -29,11 +28,10 @@ from bot.practice.picking import delivery_from, pick_for_learner
 from bot.practice.picking import record as record_delivery
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
+from bot.storage import summaries
 from bot.storage.db import Database
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
-
-STREAK_LOOKBACK_S = 400 * 86400
 
 
 class PracticeService:
@@ -287,6 +285,7 @@ class PracticeService:
             correct=correct,
             now=now,
             confidence=confidence.value if confidence else None,
+            default_timezone=self.default_timezone,
         )
         if not fresh:
             return self._already(conn, delivery, learner.id)
@@ -395,18 +394,17 @@ class PracticeService:
         """Answered, accuracy overall and per topic, and the current streak of days."""
         now = self.clock.now()
 
-        def gather(
-            conn: sqlite3.Connection,
-        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], list[float]]:
+        def gather(conn: sqlite3.Connection) -> tuple[sql.UserPrefs, list[sql.TopicTotal], int]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id
+            zone = ZoneInfo(prefs.timezone or self.default_timezone)
             return (
                 prefs,
                 sql.topic_totals(conn, user_id, bank_id),
-                sql.answer_times(conn, user_id, now - STREAK_LOOKBACK_S),
+                summaries.streak(conn, user_id, now, zone),
             )
 
-        prefs, totals, times = await self.db.read(gather)
+        prefs, totals, streak = await self.db.read(gather)
         bank = self.catalog.bank(prefs.bank_id)
         topics = [
             TopicStats(
@@ -417,11 +415,10 @@ class PracticeService:
             )
             for r in totals
         ]
-        zone = ZoneInfo(prefs.timezone or self.default_timezone)
         return Stats(
             bank_title=bank.meta.title,
             answered=sum(t.answered for t in topics),
             correct=sum(t.correct for t in topics),
-            streak_days=current_streak(times, now, zone),
+            streak_days=streak,
             topics=topics,
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from bot.storage import summaries
 from bot.storage.group_sql import chat_record
 
 # History that keeps every row and only changes its chat id.
@@ -16,6 +17,8 @@ MOVED_WITH_CHAT = ("deliveries", "answers", "mock_exams")
 # Tables beyond chats, deliveries and answers that key rows by chat. A migration that adds
 # another such table adds it here (tests/test_storage.py checks the schema against this list).
 CHAT_KEYED_TABLES = ("subscriptions", "push_log")
+# Counts keyed by chat: added to whatever the new id already counts (summaries.merge_chat).
+MERGED_WITH_CHAT = ("member_totals",)
 
 
 def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float) -> bool:
@@ -47,6 +50,7 @@ def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float)
     for table in MOVED_WITH_CHAT:
         cur = conn.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
         changed = changed or cur.rowcount > 0
+    summaries.merge_chat(conn, old_id, new_id)
     for table in CHAT_KEYED_TABLES:
         # OR IGNORE: a row the new id already has (say, a subscription made after the upgrade)
         # wins over the old one, which is then dropped.

@@ -1,10 +1,19 @@
-"""One SQLite connection through which every read and write goes, one job at a time.
+"""The bot's SQLite store: one writer, and read connections beside it (WAL).
 
-The connection lives on one thread of its own (a single-worker executor), as datasette's
+Writes: one connection on one thread of its own (a single-worker executor), as datasette's
 database.py does: we hand that thread a whole transaction as a plain sync function
 (`fn(conn)`), so a transaction never interleaves with another and each costs one round trip
 to the thread. That round trip (tens of µs) dominates the cost of an answer, hence the group
-commit below. Only the standard library's public API: sqlite3 and concurrent.futures.
+commit below. The writer is not an aiosqlite connection because aiosqlite has no public call
+that runs a function on its thread: a read-then-write transaction (grade, insert, count) would
+cost one round trip per statement instead of one per transaction.
+
+Reads never queue behind writes, nor writes behind reads: in WAL mode readers see the last
+committed snapshot while the writer works. `read(fn)` runs a multi-statement read (a /stats, a
+leaderboard) inside one read transaction on a small pool of reader threads, each with its own
+connection, again one round trip: aiosqlite would need one per statement and cannot hold a
+snapshot across Python code between them. Single queries (`fetchall`, `fetchone`) go through
+an aiosqlite connection (`execute_fetchall`: one round trip per query).
 """
 
 from __future__ import annotations
@@ -13,15 +22,21 @@ import asyncio
 import functools
 import logging
 import sqlite3
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+import aiosqlite
+
 from bot.storage.migrations import apply_migrations
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# Reader threads: enough that a slow read (a heavy /stats) leaves another for the next request;
+# more would only contend for the GIL between SQLite calls.
+READERS = 2
 
 
 class DatabaseUnavailable(Exception):
@@ -59,16 +74,17 @@ def open_failure(path: Path, err: BaseException) -> DatabaseUnavailable:
     return DatabaseUnavailable(f"cannot use the database {path}: {cause}")
 
 
-def prepare(path: Path | str) -> list[str]:
+def prepare(path: Path | str, default_timezone: str = "UTC") -> list[str]:
     """Open, configure and migrate the database at `path`, then close it; the migrations it
-    applied. Raises DatabaseUnavailable (nothing else) when the file cannot be used."""
+    applied. Raises DatabaseUnavailable (nothing else) when the file cannot be used.
+    `default_timezone`: the zone of learners and chats that set none (backfills need it)."""
     path = Path(path)
     conn: sqlite3.Connection | None = None
     try:
         if path.parent and not path.parent.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect_sync(path)
-        return apply_migrations(conn)
+        return apply_migrations(conn, default_timezone)
     except (sqlite3.Error, OSError) as err:
         raise open_failure(path, err) from err
     finally:
@@ -160,12 +176,18 @@ class Database:
     trip, and none is acknowledged before its transaction is durable.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, default_timezone: str = "UTC") -> None:
         self.path = Path(path)
+        self.default_timezone = default_timezone  # for backfills of per-zone summaries
         self._conn: sqlite3.Connection | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._readers: ThreadPoolExecutor | None = None
+        self._reader_conns: list[sqlite3.Connection] = []
+        self._reader_lock = threading.Lock()
+        self._local = threading.local()
+        self._aio: aiosqlite.Connection | None = None
 
     async def open(self) -> None:
         """Connect, set pragmas and bring the schema up to date; DatabaseUnavailable if the
@@ -177,7 +199,9 @@ class Database:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             # Connected on its own thread: every later call runs there too.
             self._conn = await loop.run_in_executor(self._thread, connect_sync, self.path)
-            applied = await self.call(apply_migrations)
+            applied = await self.call(
+                functools.partial(apply_migrations, default_timezone=self.default_timezone)
+            )
         except (sqlite3.Error, OSError) as err:
             # A half-open store must not keep its thread: a process whose start failed has
             # to exit, so that a supervisor's restart-on-failure sees the failure.
@@ -185,11 +209,27 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
+        self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="quizbot-read")
+        self._aio = await aiosqlite.connect(self.path)
+        self._aio.row_factory = sqlite3.Row
+        for pragma in ("foreign_keys=ON", "busy_timeout=5000", "query_only=ON"):
+            await self._aio.execute(f"PRAGMA {pragma}")
 
     async def close(self) -> None:
         """Finish queued writes, then close the connection (idempotent)."""
         if self._flusher is not None and not self._flusher.done():
             await self._flusher
+        aio, readers = self._aio, self._readers
+        self._aio, self._readers = None, None
+        if aio is not None:
+            await aio.close()
+        if readers is not None:
+            # Reads in flight finish first; then no thread uses the connections any more.
+            await asyncio.get_running_loop().run_in_executor(None, readers.shutdown, True)
+        with self._reader_lock:
+            conns, self._reader_conns = self._reader_conns, []
+        for reader in conns:
+            reader.close()
         conn, thread = self._conn, self._thread
         self._conn = self._thread = None
         if conn is not None and thread is not None:
@@ -247,16 +287,35 @@ class Database:
                     future.set_exception(value)
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run a read-only fn(conn); it sees a consistent snapshot."""
-        return await self.call(fn)
+        """Run a read-only fn(conn) on a reader connection; it sees one committed snapshot
+        (everything committed before the call, never a write in progress)."""
+        readers = self._readers
+        if readers is None:
+            raise RuntimeError("database is not open")
+        return await asyncio.get_running_loop().run_in_executor(readers, self._snapshot, fn)
+
+    def _snapshot(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect_sync(self.path)
+            conn.execute("PRAGMA query_only=ON")
+            self._local.conn = conn
+            with self._reader_lock:
+                self._reader_conns.append(conn)
+        # One read transaction: the statements of fn all see the same snapshot.
+        conn.execute("BEGIN")
+        try:
+            return fn(conn)
+        finally:
+            conn.execute("COMMIT")
 
     async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        """Rows of one query."""
-        return await self.call(lambda conn: conn.execute(sql, params).fetchall())
+        """Rows of one query (on the aiosqlite read connection)."""
+        if self._aio is None:
+            raise RuntimeError("database is not open")
+        return list(await self._aio.execute_fetchall(sql, params))
 
     async def fetchone(self, sql: str, params: Any = ()) -> sqlite3.Row | None:
         """First row of one query, or None."""
-        row: sqlite3.Row | None = await self.call(
-            lambda conn: conn.execute(sql, params).fetchone()
-        )
-        return row
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None

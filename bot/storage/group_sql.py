@@ -7,8 +7,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from bot.domain.groups import Standing
-
 CHAT_FIELDS = (
     "id, type, title, active, bank_id, topic, answer_window_s, leaderboard, poll_mode,"
     " migrated_to, tz"
@@ -157,24 +155,3 @@ def chosen_of_delivery(conn: sqlite3.Connection, delivery_id: int) -> list[str]:
     """Every member's recorded choice (encoded) for one delivery."""
     rows = conn.execute("SELECT chosen FROM answers WHERE delivery_id = ?", (delivery_id,))
     return [r[0] for r in rows]
-
-
-def standings(conn: sqlite3.Connection, chat_id: int, since: float, limit: int) -> list[Standing]:
-    """Per member of a chat since a time: answers, correct ones, when the score was reached.
-
-    The score was reached at the member's last correct answer (their first answer if none was
-    correct), which is what breaks ties: who got there first.
-    """
-    rows = conn.execute(
-        "SELECT a.user_id, COALESCE(u.first_name, '') AS first_name,"
-        " COUNT(*) AS answered, SUM(a.correct) AS correct,"
-        " COALESCE(MAX(CASE WHEN a.correct THEN a.answered_at END), MIN(a.answered_at))"
-        "   AS reached_at"
-        " FROM answers a LEFT JOIN users u ON u.id = a.user_id"
-        " WHERE a.chat_id = ? AND a.answered_at >= ?"
-        " GROUP BY a.user_id ORDER BY correct DESC, reached_at ASC, a.user_id ASC LIMIT ?",
-        (chat_id, since, limit),
-    )
-    return [
-        Standing(uid, name, answered, correct or 0) for uid, name, answered, correct, _ in rows
-    ]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from bot.storage import summaries
 from bot.storage.learning_sql import backfill_memory
 
 SQL_PACKAGE = "bot.storage"
@@ -29,14 +30,20 @@ def applied(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
 
 
-def _python_steps() -> dict[str, Callable[[sqlite3.Connection], object]]:
+def _python_steps() -> dict[str, Callable[[sqlite3.Connection, str], object]]:
     """Python run after a migration's SQL, in the same transaction (data the SQL cannot
-    compute, such as replaying answers into memory states)."""
-    return {"0006_learning": backfill_memory}
+    compute: replaying answers into memory states, local days in each learner's zone), given
+    the bot's default timezone."""
+    return {
+        "0006_learning": lambda conn, _tz: backfill_memory(conn),
+        "0010_summaries": summaries.backfill,
+    }
 
 
-def apply_migrations(conn: sqlite3.Connection) -> list[str]:
-    """Apply the pending migrations, each in its own transaction; return their names."""
+def apply_migrations(conn: sqlite3.Connection, default_timezone: str = "UTC") -> list[str]:
+    """Apply the pending migrations, each in its own transaction; return their names.
+
+    `default_timezone` is the zone of learners and chats that set none (backfills need it)."""
     done = applied(conn)
     new: list[str] = []
     steps = _python_steps()
@@ -49,7 +56,7 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
         try:
             conn.executescript(script)
             if (step := steps.get(name)) is not None:
-                step(conn)
+                step(conn, default_timezone)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

@@ -4,6 +4,7 @@ They return frozen dataclasses, never `sqlite3.Row`."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -11,6 +12,7 @@ from bot.domain.grading import decode_choice
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import Learner
 from bot.domain.selection import Seen
+from bot.storage import summaries
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,20 +124,31 @@ def set_user_topic(
     )
 
 
-def history(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, Seen]:
-    """Per question: last time seen (sent to or answered by the user) and the last verdict."""
+def history(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, question_ids: list[str]
+) -> dict[str, Seen]:
+    """Per question of the bank: last time seen (sent to or answered by the user) and the last
+    verdict. A few index seeks per question (answers_by_user, deliveries_by_user: the latest
+    entry of each), so the cost follows the bank's size, never the learner's history."""
     rows = conn.execute(
-        "SELECT question_id, MAX(t) AS last_seen,"
-        " (SELECT a.correct FROM answers a WHERE a.user_id = :u AND a.bank_id = :b"
-        "   AND a.question_id = h.question_id ORDER BY a.answered_at DESC LIMIT 1) AS last_correct"
-        " FROM (SELECT question_id, answered_at AS t FROM answers"
-        "       WHERE user_id = :u AND bank_id = :b"
-        "       UNION ALL SELECT question_id, sent_at AS t FROM deliveries"
-        "       WHERE user_id = :u AND bank_id = :b) h"
-        " GROUP BY question_id",
-        {"u": user_id, "b": bank_id},
+        "SELECT q.value,"
+        " (SELECT MAX(answered_at) FROM answers"
+        "   WHERE user_id = :u AND bank_id = :b AND question_id = q.value),"
+        " (SELECT correct FROM answers WHERE user_id = :u AND bank_id = :b"
+        "   AND question_id = q.value ORDER BY answered_at DESC LIMIT 1),"
+        # Ids grow with time: the latest delivery of a question is its highest id.
+        " (SELECT sent_at FROM deliveries WHERE user_id = :u AND bank_id = :b"
+        "   AND question_id = q.value ORDER BY id DESC LIMIT 1)"
+        " FROM json_each(:ids) q",
+        {"u": user_id, "b": bank_id, "ids": json.dumps(question_ids)},
     )
-    return {qid: Seen(seen, None if last is None else bool(last)) for qid, seen, last in rows}
+    out: dict[str, Seen] = {}
+    for qid, answered, last, sent in rows:
+        if answered is None and sent is None:
+            continue
+        seen = max(answered or sent, sent or answered)
+        out[qid] = Seen(seen, None if last is None else bool(last))
+    return out
 
 
 def insert_delivery(
@@ -205,9 +218,11 @@ def insert_answer(
     correct: bool,
     now: float,
     confidence: str | None = None,
+    default_timezone: str = "UTC",
 ) -> bool:
-    """Record an answer (chosen in FILE order; response time from the delivery, never graded);
-    False when this user had already answered this delivery."""
+    """Record an answer (chosen in FILE order; response time from the delivery, never graded)
+    and count it in the summaries; False when this user had already answered this delivery.
+    `default_timezone`: the zone of a learner or chat that set none."""
     cur = conn.execute(
         "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic, chosen,"
         " correct, answered_at, time_to_answer_ms, confidence)"
@@ -227,7 +242,19 @@ def insert_answer(
             confidence,
         ),
     )
-    return cur.rowcount == 1
+    if cur.rowcount != 1:
+        return False
+    summaries.add_answer(
+        conn,
+        user_id=user_id,
+        chat_id=delivery.chat_id,
+        bank_id=delivery.bank_id,
+        topic=topic,
+        correct=correct,
+        now=now,
+        default_timezone=default_timezone,
+    )
+    return True
 
 
 def existing_answer(
@@ -271,20 +298,10 @@ def clear_pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: in
 
 
 def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[TopicTotal]:
-    """A user's answers per topic of one bank, by topic id."""
+    """A user's answers per topic of one bank, by topic id (from the summary: O(topics))."""
     rows = conn.execute(
-        "SELECT topic, COUNT(*), SUM(correct) FROM answers"
-        " WHERE user_id = ? AND bank_id = ? GROUP BY topic ORDER BY topic",
+        "SELECT topic, answered, correct FROM learner_topics"
+        " WHERE user_id = ? AND bank_id = ? ORDER BY topic",
         (user_id, bank_id),
     )
-    return [TopicTotal(topic, answered, correct or 0) for topic, answered, correct in rows]
-
-
-def answer_times(conn: sqlite3.Connection, user_id: int, since: float) -> list[float]:
-    """When the user answered anything since a time, newest first (for streaks)."""
-    rows = conn.execute(
-        "SELECT answered_at FROM answers WHERE user_id = ? AND answered_at >= ?"
-        " ORDER BY answered_at DESC",
-        (user_id, since),
-    )
-    return [r[0] for r in rows]
+    return [TopicTotal(topic, answered, correct) for topic, answered, correct in rows]

@@ -328,9 +328,11 @@ def subscriber_counts(
     conn: sqlite3.Connection, now: float, horizon: float
 ) -> tuple[int, int, int]:
     """(active, inactive, due within `horizon` seconds) subscriptions."""
+    # Three range counts on subscriptions_by_active, never a scan of the table.
     row = conn.execute(
-        "SELECT COALESCE(SUM(active), 0), COALESCE(SUM(1 - active), 0),"
-        " COALESCE(SUM(active AND next_due_at <= ?), 0) FROM subscriptions",
+        "SELECT (SELECT COUNT(*) FROM subscriptions WHERE active = 1),"
+        " (SELECT COUNT(*) FROM subscriptions WHERE active = 0),"
+        " (SELECT COUNT(*) FROM subscriptions WHERE active = 1 AND next_due_at <= ?)",
         (now + horizon,),
     ).fetchone()
     return int(row[0]), int(row[1]), int(row[2])

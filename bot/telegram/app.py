@@ -91,7 +91,7 @@ def build_application(
         return bot
 
     async def post_init(app: QuizApp) -> None:
-        db = Database(settings.db)
+        db = Database(settings.db, default_timezone=settings.default_timezone)
         await db.open()
         practice = PracticeService(
             db, catalog, clock=clock, rng=rng, default_timezone=settings.default_timezone
@@ -149,6 +149,7 @@ def build_application(
         if app.job_queue is not None:
             push_jobs.schedule(app.job_queue, services.push)
             group_rounds.schedule_sweep(app.job_queue)
+            push_jobs.schedule_retention(app.job_queue, db, clock, settings.retention_days)
         # Groups: overdue reveals done, open windows re-armed.
         await group_rounds.on_startup(app.bot, services, app.job_queue)
         # Mock exams whose deadline passed while the bot was down: submitted, results sent.

@@ -11,11 +11,16 @@ from typing import Any
 
 from telegram.ext import CallbackContext, JobQueue
 
+from bot.practice.clock import Clock
+from bot.schedule import retention
 from bot.schedule.push import PushService
+from bot.storage.db import Database
 
 TICK_S = 30.0
 TICK_JOB = "daily-push-tick"
 WAKE_JOB = "daily-push-wake"
+RETENTION_JOB = "retention"
+RETENTION_FIRST_S = 600.0  # not in the rush of a start-up
 JOB_KWARGS: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True, "max_instances": 1}
 
 
@@ -41,3 +46,22 @@ def schedule(job_queue: JobQueue[Any], push: PushService) -> None:
     # scheduler was not yet running skips ahead to the next interval instead of firing.
     job_queue.run_once(wake, when=0.0, name=WAKE_JOB, job_kwargs=JOB_KWARGS)
     push.on_idle = next_due
+
+
+def schedule_retention(
+    job_queue: JobQueue[Any], db: Database, clock: Clock, answer_days: int | None
+) -> None:
+    """Prune old rows once a day (bot/schedule/retention.py), first 10 minutes after start."""
+
+    async def run(_: CallbackContext[Any, Any, Any, Any]) -> None:
+        await retention.prune(db, clock, answer_days)
+
+    for job in job_queue.get_jobs_by_name(RETENTION_JOB):
+        job.schedule_removal()
+    job_queue.run_repeating(
+        run,
+        interval=retention.DAY_S,
+        first=RETENTION_FIRST_S,
+        name=RETENTION_JOB,
+        job_kwargs=JOB_KWARGS,
+    )

@@ -3,7 +3,8 @@
 Both run 5,000 callbacks through `Application.process_update` over the same instant fake
 request. (a) only answers the query and edits the message; (b) is the real bot: parse the button,
 grade, record the answer durably in SQLite (WAL, one transaction), render the verdict, answer the
-query and edit the message. Target: (b) keeps at least half of (a)'s throughput.
+query and edit the message. Target at 32 in flight: (b) keeps at least 0.7 of (a)'s
+throughput. (a) and (b) alternate, a b a b ..., so a noisy machine hits both alike.
 """
 
 from __future__ import annotations
@@ -172,19 +173,38 @@ def summary(name: str, run: Run) -> float:
     return rate
 
 
+REPS = 5
+
+
 def main() -> None:
     print(f"   {N} answer callbacks per run, same instant fake request, one CPU-bound process")
+    print(f"   (a) and (b) interleaved, a b a b ..., {REPS} reps each; ratio per adjacent pair")
     for in_flight, label in ((1, "one at a time"), (32, "32 in flight, as the bot runs")):
-        with tempfile.TemporaryDirectory() as tmp:
-            bare_run = asyncio.run(bare(in_flight))
-            our_run, recorded = asyncio.run(ours(Path(tmp), in_flight))
         print(f"   -- {label}")
-        a = summary("(a) bare PTB answer+edit", bare_run)
-        b = summary("(b) quizbot answer path", our_run)
-        verdict = "OK" if b / a >= 0.5 else "BELOW TARGET"
+        ratios: list[float] = []
+        rates_a: list[float] = []
+        rates_b: list[float] = []
+        for rep in range(REPS):
+            with tempfile.TemporaryDirectory() as tmp:
+                bare_run = asyncio.run(bare(in_flight))
+                our_run, recorded = asyncio.run(ours(Path(tmp), in_flight))
+            assert recorded == N, f"answers recorded in SQLite: {recorded}/{N}"
+            rates_a.append(len(bare_run[0]) / bare_run[1])
+            rates_b.append(len(our_run[0]) / our_run[1])
+            ratios.append(rates_b[-1] / rates_a[-1])
+            if rep == 0:
+                summary("(a) bare PTB answer+edit", bare_run)
+                summary("(b) quizbot answer path", our_run)
+        for name, xs in (("(a) updates/s", rates_a), ("(b) updates/s", rates_b)):
+            print(
+                f"   {name:<16} min {min(xs):7.0f}  median {statistics.median(xs):7.0f}"
+                f"  max {max(xs):7.0f}"
+            )
+        target = 0.7 if in_flight > 1 else 0.0
+        verdict = "OK" if statistics.median(ratios) >= target else "BELOW TARGET"
         print(
-            f"   answers recorded in SQLite: {recorded}/{N}; "
-            f"ratio (b)/(a) {b / a:.2f} (target >= 0.50: {verdict})"
+            f"   ratio (b)/(a) min {min(ratios):.2f}  median {statistics.median(ratios):.2f}"
+            f"  max {max(ratios):.2f}" + (f"  (target >= {target}: {verdict})" if target else "")
         )
 
 

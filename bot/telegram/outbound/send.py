@@ -13,6 +13,7 @@ from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
+from bot.telegram.outbound.fast_send import edit_text_raw
 from bot.telegram.views.html_split import split_html
 
 log = logging.getLogger(__name__)
@@ -172,12 +173,8 @@ async def edit_or_send(
     parts = split_html(text)
     try:
         await with_retry(
-            lambda: bot.edit_message_text(
-                parts[0],
-                chat_id=chat_id,
-                message_id=message_id,
-                parse_mode=ParseMode.HTML,
-                reply_markup=markup if len(parts) == 1 else None,
+            lambda: edit_text_raw(
+                bot, chat_id, message_id, parts[0], markup if len(parts) == 1 else None
             ),
             chat_id=chat_id,
         )

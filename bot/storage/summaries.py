@@ -1,0 +1,155 @@
+"""Read-side summaries of the answers (migration 0010): per learner × topic, per learner × local
+day, per group member × week and all time. Kept in the answer's own transaction by
+`add_answer`, so /stats, streaks and leaderboards never read the answers themselves.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from zoneinfo import ZoneInfo
+
+from bot.domain import zones
+from bot.domain.groups import Standing, week_key
+from bot.domain.streaks import day_key, streak_of_days
+
+ALL_TIME = ""  # member_totals.week of the all-time rows
+# Zone offsets and DST switches fall on quarter hours, so answers in one quarter hour share
+# their local day (and week) in every zone: the backfill converts buckets, not answers.
+BUCKET_S = 900
+
+
+def _zone(name: str | None, default: str) -> ZoneInfo:
+    return zones.zone(name or default) or zones.zone(default) or ZoneInfo("UTC")
+
+
+def add_answer(
+    conn: sqlite3.Connection,
+    *,
+    user_id: int,
+    chat_id: int,
+    bank_id: str,
+    topic: str,
+    correct: bool,
+    now: float,
+    default_timezone: str,
+) -> None:
+    """Count one new answer in every summary (inside the transaction that inserted it)."""
+    hit = int(correct)
+    conn.execute(
+        "INSERT INTO learner_topics (user_id, bank_id, topic, answered, correct)"
+        " VALUES (?, ?, ?, 1, ?) ON CONFLICT DO UPDATE SET answered = answered + 1,"
+        " correct = correct + excluded.correct",
+        (user_id, bank_id, topic, hit),
+    )
+    row = conn.execute("SELECT timezone FROM users WHERE id = ?", (user_id,)).fetchone()
+    day = day_key(now, _zone(row[0] if row else None, default_timezone))
+    conn.execute(
+        "INSERT INTO learner_days (user_id, local_date, answered) VALUES (?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET answered = answered + 1",
+        (user_id, day),
+    )
+    if chat_id == user_id:  # a private chat: no leaderboard
+        return
+    row = conn.execute("SELECT tz FROM chats WHERE id = ?", (chat_id,)).fetchone()
+    week = week_key(now, (row[0] if row else None) or default_timezone)
+    last_correct = now if correct else None
+    conn.executemany(
+        "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
+        " last_correct_at) VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT DO UPDATE SET"
+        " answered = answered + 1, correct = correct + excluded.correct,"
+        " last_correct_at = COALESCE(excluded.last_correct_at, last_correct_at)",
+        [(chat_id, w, user_id, hit, now, last_correct) for w in (ALL_TIME, week)],
+    )
+
+
+def streak(conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
+    """The learner's current streak of days, reading their days newest first up to a gap."""
+    cursor = conn.execute(
+        "SELECT local_date FROM learner_days WHERE user_id = ? ORDER BY local_date DESC",
+        (user_id,),
+    )
+    return streak_of_days((r[0] for r in cursor), now, zone)
+
+
+def standings(conn: sqlite3.Connection, chat_id: int, week: str, limit: int) -> list[Standing]:
+    """The best `limit` members of a chat in one week (or ALL_TIME): O(members)."""
+    rows = conn.execute(
+        "SELECT m.user_id, COALESCE(u.first_name, ''), m.answered, m.correct FROM"
+        " (SELECT user_id, answered, correct, COALESCE(last_correct_at, first_at) AS reached"
+        "  FROM member_totals WHERE chat_id = ? AND week = ?"
+        "  ORDER BY correct DESC, reached ASC, user_id ASC LIMIT ?) m"
+        " LEFT JOIN users u ON u.id = m.user_id"
+        " ORDER BY m.correct DESC, m.reached ASC, m.user_id ASC",
+        (chat_id, week, limit),
+    )
+    return [Standing(uid, name, answered, correct) for uid, name, answered, correct in rows]
+
+
+def merge_chat(conn: sqlite3.Connection, old_id: int, new_id: int) -> None:
+    """A group's totals follow it to its supergroup id, added to any the new id has."""
+    conn.execute(
+        "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
+        " last_correct_at) SELECT ?, week, user_id, answered, correct, first_at,"
+        " last_correct_at FROM member_totals WHERE chat_id = ? AND true"
+        " ON CONFLICT DO UPDATE SET answered = answered + excluded.answered,"
+        " correct = correct + excluded.correct,"
+        " first_at = MIN(first_at, excluded.first_at),"
+        " last_correct_at = COALESCE(MAX(last_correct_at, excluded.last_correct_at),"
+        " last_correct_at, excluded.last_correct_at)",
+        (new_id, old_id),
+    )
+    conn.execute("DELETE FROM member_totals WHERE chat_id = ?", (old_id,))
+
+
+def backfill(conn: sqlite3.Connection, default_timezone: str) -> None:
+    """Fill learner_days and the weekly member_totals from existing answers (migration 0010).
+
+    Answers are grouped by quarter hour in SQL; Python turns each bucket into a local day or
+    week in the learner's (or chat's) zone, as `add_answer` would have at the time.
+    """
+    user_zones = dict(conn.execute("SELECT id, timezone FROM users WHERE timezone IS NOT NULL"))
+    keys: dict[tuple[str, int], str] = {}
+    days: defaultdict[tuple[int, str], int] = defaultdict(int)
+    rows = conn.execute(
+        f"SELECT user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*) FROM answers"
+        " GROUP BY user_id, q"
+    )
+    for user_id, q, n in rows:
+        name = user_zones.get(user_id) or default_timezone
+        key = keys.get((name, q))
+        if key is None:
+            key = keys[(name, q)] = day_key(q * BUCKET_S, _zone(name, default_timezone))
+        days[(user_id, key)] += n
+    conn.executemany(
+        "INSERT INTO learner_days (user_id, local_date, answered) VALUES (?, ?, ?)",
+        [(u, d, n) for (u, d), n in days.items()],
+    )
+    chat_zones = dict(conn.execute("SELECT id, tz FROM chats WHERE tz IS NOT NULL"))
+    weeks: dict[tuple[int, str, int], list[float]] = {}
+    rows = conn.execute(
+        f"SELECT chat_id, user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*),"
+        " SUM(correct), MIN(answered_at), MAX(CASE WHEN correct THEN answered_at END)"
+        " FROM answers NOT INDEXED WHERE chat_id != user_id GROUP BY chat_id, user_id, q"
+    )
+    for chat_id, user_id, q, n, hits, first, last in rows:
+        name = chat_zones.get(chat_id) or default_timezone
+        key = keys.get((f"w:{name}", q))
+        if key is None:
+            key = keys[(f"w:{name}", q)] = week_key(q * BUCKET_S, name)
+        acc = weeks.get((chat_id, key, user_id))
+        if acc is None:
+            weeks[(chat_id, key, user_id)] = [n, hits, first, last if last is not None else -1]
+        else:
+            acc[0] += n
+            acc[1] += hits
+            acc[2] = min(acc[2], first)
+            acc[3] = max(acc[3], last if last is not None else -1)
+    conn.executemany(
+        "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
+        " last_correct_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (c, w, u, n, hits, first, None if last < 0 else last)
+            for (c, w, u), (n, hits, first, last) in weeks.items()
+        ],
+    )

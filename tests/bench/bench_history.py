@@ -1,0 +1,167 @@
+"""History benchmark: `python -m tests.bench history`.
+
+On a copy of the generated year of history (tests/bench/gen_history.py: ≥ 2M answers, ≥ 10k
+learners, cached in the temp dir), through the services the bot uses:
+- next question (`PracticeService.next_delivery`) and /stats p99 for the learner with 20,000
+  answers and the one with 200;
+- the leaderboard of the group with 600,000 answers;
+- answer latency (`PracticeService.answer`) idle, and while /stats of the heavy learner or the
+  group's leaderboard runs without pause beside it.
+Each figure is measured in several reps; min/median/max over the reps are printed.
+Targets: next/stats p99 ≤ 5 ms (20k) and ≤ 2 ms (200); leaderboard ≤ 10 ms; answer max
+under a heavy read ≤ 3× idle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from bot.bank.loader import load_banks
+from bot.config import BUNDLED_QUESTIONS
+from bot.domain.models import Learner
+from bot.practice.catalog import Catalog
+from bot.practice.clock import FakeClock
+from bot.practice.groups import GroupService
+from bot.practice.service import PracticeService
+from bot.storage.db import Database
+from tests.bench import gen_history as gen
+
+REPS = int(__import__("os").environ.get("HIST_REPS", "3"))
+CALLS = 100
+ANSWERS = 60
+ANSWERER = 4_321  # an ordinary learner whose answers are timed
+
+
+async def latencies(call: Callable[[], Awaitable[Any]], n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await call()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def p99(xs: list[float]) -> float:
+    return statistics.quantiles(xs, n=100)[98] if len(xs) >= 2 else xs[0]
+
+
+def p50_p99(xs: list[float]) -> tuple[float, float]:
+    return statistics.median(xs), p99(xs)
+
+
+def line(name: str, reps: list[float], target: float | None = None) -> None:
+    ms = sorted(x * 1e3 for x in reps)
+    verdict = ""
+    if target is not None:
+        verdict = f"   target ≤ {target:g} ms: {'OK' if ms[len(ms) // 2] <= target else 'NO'}"
+    print(
+        f"   {name:<44} min {ms[0]:8.2f}  median {statistics.median(ms):8.2f}"
+        f"  max {ms[-1]:8.2f} ms{verdict}",
+        flush=True,
+    )
+
+
+async def answer_max(
+    service: PracticeService, clock: FakeClock, load: Callable[[], Awaitable[Any]] | None
+) -> float:
+    """Max latency of ANSWERS answers (5 ms apart) while `load` runs in a loop beside them."""
+    learner = Learner(ANSWERER, "A")
+    deliveries = [await service.next_delivery(ANSWERER, learner) for _ in range(ANSWERS)]
+    stop = asyncio.Event()
+
+    async def loop() -> None:
+        assert load is not None
+        while not stop.is_set():
+            await load()
+
+    background = asyncio.create_task(loop()) if load is not None else None
+    await asyncio.sleep(0.05)  # let the first heavy read start
+    worst = 0.0
+    for d in deliveries:
+        assert d is not None
+        clock.advance(1)
+        t0 = time.perf_counter()
+        await service.answer(d.id, learner, ANSWERER, frozenset({0}))
+        worst = max(worst, time.perf_counter() - t0)
+        await asyncio.sleep(0.005)
+    stop.set()
+    if background is not None:
+        await background
+    return worst
+
+
+async def run(path: Path) -> None:
+    catalog = Catalog(load_banks([BUNDLED_QUESTIONS]).banks)
+    clock = FakeClock(gen.END + 60)
+    t0 = time.perf_counter()
+    db = Database(path)
+    await db.open()
+    print(f"   open (newer migrations and their backfill): {time.perf_counter() - t0:.1f} s")
+    service = PracticeService(db, catalog, clock=clock, rng=random.Random(1))
+    groups = GroupService(db, catalog, clock=clock, rng=random.Random(1))
+    heavy, light = Learner(gen.HEAVY, "H"), Learner(gen.LIGHT, "L")
+    stats = await service.stats(gen.HEAVY)
+    print(
+        f"   heavy learner: {stats.answered:,} answers, streak {stats.streak_days} days;"
+        f" light: {(await service.stats(gen.LIGHT)).answered} answers"
+    )
+    board = await groups.leaderboard(gen.GROUP)
+    print(f"   group leaderboard: top {board.all_time[0].answered:,} answers all time")
+    figures: dict[str, list[float]] = {}
+
+    def add(name: str, value: float) -> None:
+        figures.setdefault(name, []).append(value)
+
+    for _ in range(REPS):
+        for name, size, call in (
+            ("next question", "20k", lambda: service.next_delivery(gen.HEAVY, heavy)),
+            ("next question", "200", lambda: service.next_delivery(gen.LIGHT, light)),
+            ("/stats", "20k", lambda: service.stats(gen.HEAVY)),
+            ("/stats", "200", lambda: service.stats(gen.LIGHT)),
+        ):
+            mid, top = p50_p99(await latencies(call, CALLS))
+            add(f"{name} p50, {size} answers", mid)
+            add(f"{name} p99, {size} answers", top)
+        add("leaderboard, 600k-answer group (median)", statistics.median(await latencies(
+            lambda: groups.leaderboard(gen.GROUP), 5)))  # fmt: skip
+        add("answer max, idle", await answer_max(service, clock, None))
+        add("answer max, beside heavy /stats", await answer_max(
+            service, clock, lambda: service.stats(gen.HEAVY)))  # fmt: skip
+        add("answer max, beside the leaderboard", await answer_max(
+            service, clock, lambda: groups.leaderboard(gen.GROUP)))  # fmt: skip
+    await db.close()
+    targets = {
+        "next question p99, 20k answers": 5.0,
+        "next question p99, 200 answers": 2.0,
+        "/stats p99, 20k answers": 5.0,
+        "/stats p99, 200 answers": 2.0,
+        "leaderboard, 600k-answer group (median)": 10.0,
+    }
+    for name, reps in figures.items():
+        line(name, reps, targets.get(name))
+    idle = statistics.median(figures["answer max, idle"])
+    for name in ("answer max, beside heavy /stats", "answer max, beside the leaderboard"):
+        ratio = statistics.median(figures[name]) / idle
+        print(f"   {name} / idle: ×{ratio:.1f} (target ≤ ×3: {'OK' if ratio <= 3 else 'NO'})")
+
+
+def main() -> None:
+    source = gen.ensure()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "history.sqlite3"
+        t0 = time.perf_counter()
+        shutil.copyfile(source, work)
+        print(f"   copied the cached history ({time.perf_counter() - t0:.1f} s)")
+        asyncio.run(run(work))
+
+
+if __name__ == "__main__":
+    main()
