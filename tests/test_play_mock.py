@@ -63,3 +63,10 @@ def test_stats_command_prints_numbers_and_writes_the_chart(
     assert "Mock 1 · " in text and "running" in text
     with Image.open(png) as image:
         assert image.size[0] == 1000
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO exam_dates (user_id, bank_id, exam_date, set_at)"
+            " SELECT 0, bank_id, '2099-01-01', 0 FROM mock_exams"
+        )
+    assert main(["stats", "--user", "0"]) == 0
+    assert "Exam date 2099-01-01 (in " in capsys.readouterr().out

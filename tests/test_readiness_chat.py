@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import sqlite3
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import pytest
 from PIL import Image
 
 from bot.domain.models import Learner
+from bot.learning.memory import from_timestamp
+from bot.learning.readiness import readiness
+from bot.practice.readiness_service import exam_moment
 from tests import factories, mock_bank
 from tests.botharness import Harness, running_bot
 
@@ -75,3 +82,61 @@ async def test_stats_lists_the_last_mock_exams(tmp_path: Path) -> None:
         stats = h.api.last_text(ANN["id"]) or ""
         assert "Last mock exams" in stats and "abandoned (10 questions)" in stats
         assert not h.api.photos_to(ANN["id"])  # nothing answered yet: no chart
+
+
+async def test_readiness_reads_the_stored_memory_and_replays_only_without_it(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path, mock_bank.three_topics()) as h:
+        await practise(h, 12)
+        service, bank = h.services.readiness, "mockbank"
+        stored = await h.services.practice.learning.memory(ANN["id"], bank)
+        assert len(stored) == 12 and await service.memory_states(ANN["id"], bank) == stored
+        # What the answer transaction stored is what counts, not a replay of the answers.
+        with sqlite3.connect(h.db_path) as conn:
+            conn.execute("UPDATE memory_states SET stability = 999.0, reps = 7")
+        changed = await service.memory_states(ANN["id"], bank)
+        assert {s.stability for s in changed.values()} == {999.0}
+        report = await service.report(ANN["id"])
+        assert report.readiness.answers == 12 * 7
+        # Answers without stored states (recorded before the memory model): replayed.
+        with sqlite3.connect(h.db_path) as conn:
+            conn.execute("DELETE FROM memory_states")
+        assert await service.memory_states(ANN["id"], bank) == stored
+
+
+async def test_ready_and_stats_forecast_the_exam_date(tmp_path: Path) -> None:
+    async with running_bot(tmp_path, mock_bank.three_topics(per_topic=20)) as h:
+        await practise(h, 48)
+        info = await h.services.practice.learning.set_exam_in(ANN["id"], 30)
+        report = await h.services.readiness.report(ANN["id"])
+        assert report.exam_date == info.date and report.days_to_exam == 30
+        now, later = report.readiness, report.at_exam
+        assert later is not None and later.score is not None and now.score is not None
+        # Memory fades over 30 days without practice: a lower forecast than today's.
+        assert later.score < now.score - 1
+        memory = await h.services.readiness.memory_states(ANN["id"], "mockbank")
+        plan = h.services.readiness.blueprint(h.services.catalog.bank("mockbank"))
+        moment = exam_moment(report.exam_date, ZoneInfo("UTC"))
+        assert moment.hour == 9 and moment.date() == info.date
+        expected = readiness(plan, memory, from_timestamp(h.clock.now()), at=moment)
+        assert later.score == pytest.approx(expected.score)
+        for command in ("/ready", "/stats"):
+            await h.feed(factories.command(command, ANN, ANN_CHAT))
+            text = h.api.last_text(ANN["id"]) or ""
+            assert "If you sat the exam now:\nPredicted exam score:" in text
+            date = (info.date or dt.date.min).strftime("%d %b %Y")
+            assert f"📅 On your exam date, {date} (in 30 days), without more practice:" in text
+            assert f"{later.score:.0f}% (likely" in text.split("📅", 1)[1]
+
+
+async def test_an_exam_date_without_enough_evidence_is_shown_without_a_forecast(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path, mock_bank.three_topics()) as h:
+        await practise(h, 5)
+        await h.services.practice.learning.set_exam_in(ANN["id"], 10)
+        await h.feed(factories.command("/ready", ANN, ANN_CHAT))
+        text = h.api.last_text(ANN["id"]) or ""
+        assert "Not enough evidence" in text and "(in 10 days)." in text
+        assert "without more practice" not in text and "If you sat" not in text

@@ -77,6 +77,17 @@ def print_report(report: ReadinessReport, out: TextIO) -> None:
             f"topics with too few answers: {missing}",
             file=out,
         )
+    f = report.at_exam
+    if report.exam_date is not None:
+        if f is not None and f.enough_data and f.score is not None:
+            print(
+                f"At the exam date {report.exam_date} (in {report.days_to_exam} days, without"
+                f" more practice): {f.score:.1f}% (90% range {f.low:.1f}–{f.high:.1f}),"
+                f" P(pass) = {f.pass_probability or 0:.2f}",
+                file=out,
+            )
+        else:
+            print(f"Exam date {report.exam_date} (in {report.days_to_exam} days)", file=out)
     print("Topic · weight · predicted · met", file=out)
     for t in report.topics:
         score = "—" if t.score is None else f"{t.score:.1f}%"

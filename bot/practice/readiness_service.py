@@ -1,7 +1,9 @@
 """Readiness and study analytics of a learner in a bank: the estimate, activity per day, charts.
 
 No Telegram here: `/ready`, `/stats` and `quizbot stats` call this service. The learner's memory
-states come from one method (`memory_states`), so where they come from can change in one place.
+states are the ones the answer transaction stores (`memory_states` table); a learner with answers
+but no stored state (answers recorded before the memory model) gets them replayed from the
+answers instead.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from bot.mock.models import ExamStatus
 from bot.mock.scoring import score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
-from bot.storage import history_sql, mock_sql, practice_sql
+from bot.storage import history_sql, learning_sql, mock_sql, practice_sql
 from bot.storage.db import Database
 from bot.storage.history_sql import AnswerRow
 from bot.storage.mock_sql import MockSummary
@@ -32,6 +34,7 @@ from bot.storage.mock_sql import MockSummary
 CHART_DAYS = 30
 MOCKS_LISTED = 5
 MOCK_EVIDENCE_DAYS = 14  # older mock exams say little about today's score
+EXAM_HOUR = 9  # an exam date is taken as that morning in the learner's zone
 CHART_CACHE = 256
 
 
@@ -60,6 +63,13 @@ class ReadinessReport:
     today: dt.date
     timezone: str  # the learner's IANA zone (days and dates are local to it)
     last_answer_id: int
+    exam_date: dt.date | None = None  # the learner's exam date for this bank, if set
+    at_exam: Readiness | None = None  # the forecast for that date (set and after today)
+
+    @property
+    def days_to_exam(self) -> int | None:
+        """Days from the learner's today to the exam date (None: no date set)."""
+        return None if self.exam_date is None else (self.exam_date - self.today).days
 
     @property
     def topics_missing(self) -> tuple[str, ...]:
@@ -73,6 +83,24 @@ def answers_to_memory(rows: Sequence[AnswerRow]) -> dict[str, MemoryState]:
     return replay_all(
         Answer(r.question_id, from_timestamp(r.answered_at), r.correct) for r in rows
     )
+
+
+def stored_memory(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, rows: Sequence[AnswerRow] | None = None
+) -> dict[str, MemoryState]:
+    """The stored memory states of a learner in a bank; replayed from the answers only when
+    none are stored and there are answers (recorded before the memory model)."""
+    stored = learning_sql.memory_states(conn, user_id, bank_id)
+    if stored:
+        return stored
+    if rows is None:
+        rows = history_sql.answers_in_bank(conn, user_id, bank_id)
+    return answers_to_memory(rows)
+
+
+def exam_moment(date: dt.date, zone: ZoneInfo) -> dt.datetime:
+    """The instant an exam on `date` is sat: EXAM_HOUR that morning in the learner's zone."""
+    return dt.datetime.combine(date, dt.time(EXAM_HOUR), zone).astimezone(dt.UTC)
 
 
 def days_of(rows: Sequence[AnswerRow], zone: ZoneInfo, today: dt.date) -> list[DayActivity]:
@@ -116,31 +144,42 @@ class ReadinessService:
         return found[1]
 
     async def memory_states(self, user_id: int, bank_id: str) -> dict[str, MemoryState]:
-        """The learner's memory state per question of a bank (replayed from their answers)."""
-        rows = await self.db.read(lambda c: history_sql.answers_in_bank(c, user_id, bank_id))
-        return answers_to_memory(rows)
+        """The learner's stored memory state per question of a bank (replayed from their
+        answers only when none is stored)."""
+        return await self.db.read(lambda c: stored_memory(c, user_id, bank_id))
 
     async def report(self, user_id: int, bank_id: str | None = None) -> ReadinessReport:
-        """The readiness estimate for an exam sat now, activity per day and the last mocks."""
+        """The readiness estimate for an exam sat now and, when the learner has set an exam
+        date, at that date; activity per day and the last mocks."""
         now = self.clock.now()
 
-        def gather(
-            conn: sqlite3.Connection,
-        ) -> tuple[str, str | None, list[AnswerRow], list[MockSummary], list[MockEvidence]]:
+        def gather(conn: sqlite3.Connection) -> _Gathered:
             prefs = practice_sql.user_prefs(conn, user_id)
             bank = self.catalog.bank(bank_id or prefs.bank_id)
             rows = history_sql.answers_in_bank(conn, user_id, bank.id)
             mocks = mock_sql.last_mocks(conn, user_id, bank.id, MOCKS_LISTED)
-            return bank.id, prefs.timezone, rows, mocks, _mock_evidence(conn, mocks, now)
+            return _Gathered(
+                bank.id,
+                prefs.timezone,
+                rows,
+                stored_memory(conn, user_id, bank.id, rows),
+                learning_sql.exam_date(conn, user_id, bank.id),
+                mocks,
+                _mock_evidence(conn, mocks, now),
+            )
 
-        chosen, timezone, rows, mocks, evidence = await self.db.read(gather)
-        bank = self.catalog.bank(chosen)
+        g = await self.db.read(gather)
+        rows, mocks = g.rows, g.mocks
+        bank = self.catalog.bank(g.bank_id)
         plan = self.blueprint(bank)
-        memory = answers_to_memory(rows)
         at = from_timestamp(now)
-        ready = readiness(plan, memory, at, mocks=evidence)
-        zone = ZoneInfo(timezone or self.default_timezone)
+        ready = readiness(plan, g.memory, at, mocks=g.evidence)
+        zone = ZoneInfo(g.timezone or self.default_timezone)
         today = dt.datetime.fromtimestamp(now, zone).date()
+        at_exam = None
+        if g.exam_date is not None and g.exam_date > today:
+            moment = exam_moment(g.exam_date, zone)
+            at_exam = readiness(plan, g.memory, at, at=moment, mocks=g.evidence)
         missing = set(ready.topics_missing)
         topics = tuple(
             TopicLine(
@@ -164,6 +203,8 @@ class ReadinessService:
             today=today,
             timezone=zone.key,
             last_answer_id=rows[-1].answer_id if rows else 0,
+            exam_date=g.exam_date,
+            at_exam=at_exam,
         )
 
     @property
@@ -192,6 +233,19 @@ def render_stats_chart(report: ReadinessReport) -> bytes:
     return stats_chart(
         bars, report.days, passing_score=report.readiness.passing_score, today=report.today
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Gathered:
+    """What one read of the database gives the report."""
+
+    bank_id: str
+    timezone: str | None
+    rows: list[AnswerRow]
+    memory: dict[str, MemoryState]
+    exam_date: dt.date | None
+    mocks: list[MockSummary]
+    evidence: list[MockEvidence]
 
 
 def _mock_evidence(

@@ -84,6 +84,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         # PushService.subscribe.
         CommandHandler("daily", daily.daily, filters=PRIVATE),
         CommandHandler("admin", admin.admin, filters=PRIVATE),
+        CommandHandler("report", admin.report, filters=PRIVATE),
         CallbackQueryHandler(daily.on_daily_button, pattern=callbacks.DAILY),
         # Groups and channels
         CommandHandler("quiz", group_quiz.quiz, filters=GROUPS_AND_CHANNELS),

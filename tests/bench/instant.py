@@ -23,6 +23,8 @@ class InstantRequest(BaseRequest):
         self.calls = 0
         self.sends: list[float] = []
         self._message_id = 0
+        # Per chat: the id and params of the newest sendMessage (a learner taps its buttons).
+        self.last_sent: dict[int, tuple[int, dict[str, Any]]] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -54,6 +56,7 @@ class InstantRequest(BaseRequest):
             if name == "sendMessage":
                 self._message_id += 1
                 self.sends.append(time.monotonic())
+                self.last_sent[int(params.get("chat_id", 1))] = (self._message_id, params)
             chat_id = params.get("chat_id", 1)
             result = {
                 "message_id": params.get("message_id", self._message_id),

@@ -10,6 +10,7 @@ Inspecting what the bot did (all return copies, safe from any thread):
     send_counts                      successful sendMessage/sendPoll per chat_id (Counter)
     messages_to(chat_id), last_message(chat_id), last_text(chat_id), message(chat_id, message_id)
     photo(chat_id, message_id), photos_to(chat_id)   bytes of uploaded photos (sendPhoto)
+    documents_to(chat_id)            document messages and their uploaded bytes (sendDocument)
         Telegram-shaped Message dicts, current state (edits applied, deleted ones left out);
         `text` is what the user sees (HTML parsed). `source_text(chat_id, message_id)` is the
         text as the bot sent it, tags included.
@@ -49,7 +50,7 @@ __all__ = ["BOT_ID", "BOT_USERNAME", "ApiError", "Call", "ChatId", "FakeBotApi",
 
 Response = tuple[int, dict[str, Any]]
 # Methods whose failure modes (blocked, bot left the group) depend on the target chat.
-_SEND = frozenset({"sendmessage", "sendpoll", "sendphoto"})
+_SEND = frozenset({"sendmessage", "sendpoll", "sendphoto", "senddocument"})
 _EDIT = frozenset({"editmessagetext", "editmessagereplymarkup", "stoppoll"})
 
 
@@ -277,6 +278,15 @@ class FakeBotApi(ApiMethods):
                 if key[0] == chat_id and not self._messages[key].deleted
             ]
             return found
+
+    def documents_to(self, chat_id: int) -> list[tuple[JSON, bytes]]:
+        """Document messages in `chat_id` with their uploaded bytes, oldest first."""
+        with self._lock:
+            return [
+                (copy.deepcopy(self._messages[key].message), data)
+                for key, data in sorted(self._documents.items())
+                if key[0] == chat_id and not self._messages[key].deleted
+            ]
 
     def poll(self, poll_id: str) -> JSON:
         """The current Poll object of a poll the bot sent."""

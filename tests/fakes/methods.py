@@ -34,6 +34,7 @@ METHOD_NAMES = (
     "getChatAdministrators",
     "sendPoll",
     "sendPhoto",
+    "sendDocument",
     "stopPoll",
     "leaveChat",
     "close",
@@ -235,6 +236,31 @@ class ApiMethods(ApiState):
         key = (chat_id, message["message_id"])
         self._messages[key] = Stored(message, None, parse_mode)
         self._photos[key] = data
+        self.send_counts[chat_id] += 1
+        return copy.deepcopy(message)
+
+    def _sendDocument(self, params: Params) -> JSON:
+        chat_id = self._chat_id(params)
+        parse_mode = params.get("parse_mode")
+        caption = params.get("caption")
+        fields: JSON = {}
+        if caption:
+            fields["caption"] = validation.photo_caption(caption, parse_mode)
+        data = self._uploads.get("document")
+        if data is None:
+            raise bad_request("wrong remote file identifier specified")  # only uploads here
+        name = str(params.get("document", "")).split(" ")[1:2] or ["document"]
+        unique = f"document{len(self._documents) + 1}"
+        fields["document"] = {
+            "file_id": f"{unique}-id",
+            "file_unique_id": unique,
+            "file_name": name[0],
+            "file_size": validation.document_size(data),
+        }
+        message = self._new_message(chat_id, fields)
+        key = (chat_id, message["message_id"])
+        self._messages[key] = Stored(message, None, parse_mode)
+        self._documents[key] = data
         self.send_counts[chat_id] += 1
         return copy.deepcopy(message)
 

@@ -89,6 +89,7 @@ class ApiState:
         self._webhook: JSON = {}
         self._uploads: dict[str, bytes] = {}  # files of the call being handled
         self._photos: dict[tuple[int, int], bytes] = {}
+        self._documents: dict[tuple[int, int], bytes] = {}
 
     def _chat_id(self, params: dict[str, Any]) -> int:
         raw = params.get("chat_id")

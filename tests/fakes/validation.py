@@ -17,6 +17,7 @@ CALLBACK_DATA_LIMIT = 64
 CALLBACK_ANSWER_LIMIT = 200
 CAPTION_LIMIT = 1024
 PHOTO_BYTES_LIMIT = 10 * 1024 * 1024
+DOCUMENT_BYTES_LIMIT = 50 * 1024 * 1024  # what a bot may upload
 KEYBOARD_BUTTONS_LIMIT = 100
 ROW_BUTTONS_LIMIT = 8
 POLL_QUESTION_LIMIT = 300
@@ -213,3 +214,12 @@ def photo_size(data: bytes) -> tuple[int, int]:
     ):
         raise bad_request("PHOTO_INVALID_DIMENSIONS")
     return width, height
+
+
+def document_size(data: bytes) -> int:
+    """An uploaded document's size, refused like Telegram over 50 MB (413) or when empty."""
+    if len(data) > DOCUMENT_BYTES_LIMIT:
+        raise ApiError(413, "Request Entity Too Large")
+    if not data:
+        raise bad_request("file must be non-empty")
+    return len(data)

@@ -50,6 +50,12 @@ READY_SCORE = (
     "Predicted exam score: <b>{score:.0f}%</b> (likely {low:.0f}–{high:.0f}%)\n"
     "Chance of passing at {passing:g}%: <b>{probability}</b>"
 )
+READY_NOW = "If you sat the exam now:"
+READY_AT_EXAM = (
+    "📅 On your exam date, {date} (in {days} days), without more practice: <b>{score:.0f}%</b>"
+    " (likely {low:.0f}–{high:.0f}%), chance of passing <b>{probability}</b>"
+)
+READY_EXAM_DATE = "📅 Your exam date: {date} ({when})."
 READY_MISSING = (
     "Not enough evidence for a prediction yet ({answers} answers so far). Missing:\n{what}"
 )

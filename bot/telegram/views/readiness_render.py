@@ -27,6 +27,8 @@ def readiness_text(report: ReadinessReport) -> str:
     r = report.readiness
     lines = [mock_texts.READY_HEAD.format(bank=esc(report.bank_title)), ""]
     if r.enough_data and r.score is not None and r.low is not None and r.high is not None:
+        if report.at_exam is not None:
+            lines.append(mock_texts.READY_NOW)
         lines.append(
             mock_texts.READY_SCORE.format(
                 score=r.score,
@@ -44,6 +46,8 @@ def readiness_text(report: ReadinessReport) -> str:
             names = ", ".join(esc(n) for n in report.topics_missing)
             what.append(mock_texts.READY_MISSING_TOPICS.format(topics=names))
         lines.append(mock_texts.READY_MISSING.format(answers=r.answers, what="\n".join(what)))
+    if (exam := exam_line(report)) is not None:
+        lines.append(exam)
     lines += ["", "<b>By topic</b> (predicted · share met)"]
     for t in report.topics:
         score = "not enough answers" if t.score is None else f"{t.score:.0f}%"
@@ -54,6 +58,26 @@ def readiness_text(report: ReadinessReport) -> str:
         )
     lines += ["", mock_texts.READY_NOTE]
     return "\n".join(lines)
+
+
+def exam_line(report: ReadinessReport) -> str | None:
+    """The forecast at the learner's exam date, or just the date when there is no forecast."""
+    date, days = report.exam_date, report.days_to_exam
+    if date is None or days is None:
+        return None
+    shown = date.strftime("%d %b %Y")
+    f = report.at_exam
+    if f is not None and f.enough_data and f.score is not None:
+        return mock_texts.READY_AT_EXAM.format(
+            date=shown,
+            days=days,
+            score=f.score,
+            low=f.low or 0.0,
+            high=f.high or 0.0,
+            probability=probability(f.pass_probability or 0.0),
+        )
+    when = "today" if days == 0 else "passed" if days < 0 else f"in {days} days"
+    return mock_texts.READY_EXAM_DATE.format(date=shown, when=when)
 
 
 def mock_line(m: MockSummary, zone: ZoneInfo) -> str:

@@ -1,0 +1,69 @@
+"""`/report` for operators: the worst-flagged questions as Telegram HTML, and the file caption."""
+
+from __future__ import annotations
+
+from bot.analysis.admin import AdminReport, WorstQuestion
+from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
+from bot.telegram.views.render import clip, esc
+
+FLAG_CHARS = 300  # one flag's words; a question shows at most FLAGS_SHOWN of them
+FLAGS_SHOWN = 4
+CAPTION_CHARS = 1024  # Telegram's limit for a document's caption
+# Room left for the closing line, so the message never reaches Telegram's limit.
+BODY_CHARS = TELEGRAM_MESSAGE_CHARS - 200
+
+HEAD = "📋 <b>Item analysis</b> · {bank}"
+SUMMARY = "{learners} learners, {attempts} first attempts; {flagged} question(s) flagged."
+WORST = "<b>Worst flagged</b> (only each learner's first attempt counts):"
+NONE_FLAGGED = "No question is flagged: nothing to fix, or too few first attempts yet."
+MORE = "…more in the file."
+FILE_NOTE = "The whole report is the HTML file below: open it in a browser."
+TOO_LARGE = (
+    "The HTML report is over Telegram's 50 MB for a file: run <code>quizbot report --format html"
+    " --out FILE</code> on the server instead."
+)
+CAPTION = "Item analysis of {bank}: summary, every question, options, topics, misconceptions."
+
+
+def _figure(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def question_lines(rank: int, q: WorstQuestion) -> list[str]:
+    """One flagged question: its id, topic and figures, then its worst flags."""
+    lines = [
+        f"{rank}. <code>{esc(q.question_id)}</code> · {esc(q.topic)} · n={q.n} ({q.status})"
+        f" · p {_figure(q.p)} · r {_figure(q.r)}"
+    ]
+    lines += [f"   • {esc(clip(f, FLAG_CHARS))}" for f in q.flags[:FLAGS_SHOWN]]
+    if len(q.flags) > FLAGS_SHOWN:
+        lines.append(f"   • and {len(q.flags) - FLAGS_SHOWN} more")
+    return lines
+
+
+def report_text(report: AdminReport, bank_title: str) -> str:
+    """The message: summary, then the worst questions while they fit Telegram's 4096 chars."""
+    lines = [
+        HEAD.format(bank=esc(bank_title)),
+        SUMMARY.format(
+            learners=report.learners, attempts=report.first_attempts, flagged=report.flagged
+        ),
+        "",
+    ]
+    if not report.worst:
+        lines.append(NONE_FLAGGED)
+    else:
+        lines.append(WORST)
+        for rank, q in enumerate(report.worst, 1):
+            block = question_lines(rank, q)
+            if len("\n".join(lines + block)) > BODY_CHARS:
+                lines.append(MORE)
+                break
+            lines += block
+    lines += ["", FILE_NOTE]
+    return "\n".join(lines)
+
+
+def report_caption(bank_title: str) -> str:
+    """The document's caption (plain words, escaped, within Telegram's 1024 chars)."""
+    return esc(clip(CAPTION.format(bank=bank_title), CAPTION_CHARS))
