@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from math import comb
 
 from bot.bank.models import Bank, BankMeta, Question
@@ -54,10 +55,35 @@ class Blueprint:
             topic_by_question={qid: q.topic for qid, q in bank.questions.items()},
         )
 
-    @property
+    # Derived once per bank load (the catalog keeps one Blueprint per loaded bank), so a pick
+    # does not recompute what only a reload can change.
+    @cached_property
     def mean_chance(self) -> float:
         """Mean probability of a blind guess over the bank."""
         return sum(self.chance.values()) / len(self.chance) if self.chance else 0.25
+
+    @cached_property
+    def pull(self) -> Mapping[str, float]:
+        """Topic -> the exam share one of its questions carries (weight / questions)."""
+        return {t: self.weight[t] / len(ids) for t, ids in self.by_topic.items() if ids}
+
+    @cached_property
+    def mean_pull(self) -> float:
+        """Mean of `pull` over the topics that have questions."""
+        return sum(self.pull.values()) / max(1, len(self.pull))
+
+    @cached_property
+    def in_order(self) -> tuple[str, ...]:
+        """Question ids in bank order (the order the queue walks)."""
+        return tuple(self.questions)
+
+    @cached_property
+    def in_order_by_topic(self) -> Mapping[str, tuple[str, ...]]:
+        """Topic -> its question ids in bank order."""
+        found: dict[str, list[str]] = {}
+        for qid in self.questions:
+            found.setdefault(self.topic_by_question[qid], []).append(qid)
+        return {t: tuple(ids) for t, ids in found.items()}
 
     def topic_of(self, question_id: str) -> str | None:
         """Topic of a question, None if the bank no longer has it."""

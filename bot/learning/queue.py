@@ -90,17 +90,21 @@ def days_left(exam_date: dt.date | None, today: dt.date, settings: QueueSettings
 
 def new_quota(plan: Blueprint, learner: Learner, pool: Collection[str], s: QueueSettings) -> int:
     """New questions to introduce today so every unmet one is met before the final days."""
-    unmet_at_start = sum(q not in learner.memory for q in pool) + learner.today.new
+    return _quota(sum(q not in learner.memory for q in pool), learner, s)
+
+
+def _quota(unmet: int, learner: Learner, s: QueueSettings) -> int:
     study_days = days_left(learner.exam_date, learner.today.date, s) - s.final_review_days
     if study_days <= 0:
         return 0
-    return math.ceil(unmet_at_start / study_days)
+    return math.ceil((unmet + learner.today.new) / study_days)
 
 
 def _prefer_other_topic(plan: Blueprint, ids: Sequence[str], last: str | None) -> list[str]:
     # Interleaving: stay away from the topic just practised while another one is on offer.
-    last_topic = plan.topic_of(last) if last else None
-    other = [q for q in ids if plan.topic_of(q) != last_topic]
+    topic_of = plan.topic_by_question.get
+    last_topic = topic_of(last) if last else None
+    other = [q for q in ids if topic_of(q) != last_topic]
     return other or list(ids)
 
 
@@ -140,9 +144,17 @@ def _new_question(
 ) -> str:
     abilities = topic_abilities(plan, learner.memory)
     # A topic's pull is the exam share one of its questions carries (weight / questions).
-    per_question = {t: plan.weight[t] / len(ids) for t, ids in plan.by_topic.items() if ids}
-    mean_value = sum(per_question.values()) / max(1, len(per_question))
-    topics = sorted({plan.topic_of(q) or "" for q in unmet})
+    per_question, mean_value = plan.pull, plan.mean_pull
+    # The unmet questions of each topic in one pass, each list in the order of `unmet`.
+    unmet_in: dict[str, list[str]] = {}
+    topic_of = plan.topic_by_question.get
+    for q in unmet:
+        found = unmet_in.get(topic_of(q) or "")
+        if found is None:
+            unmet_in[topic_of(q) or ""] = [q]
+        else:
+            found.append(q)
+    topics = sorted(unmet_in)
     last_topic = plan.topic_of(learner.last_question_id) if learner.last_question_id else None
     if len(topics) > 1 and last_topic in topics:
         topics.remove(last_topic)
@@ -157,7 +169,7 @@ def _new_question(
 
     rng.shuffle(topics)
     topic = min(topics, key=lag)
-    return rng.choice([q for q in unmet if plan.topic_of(q) == topic])
+    return rng.choice(unmet_in[topic])
 
 
 def choose_next(
@@ -169,25 +181,28 @@ def choose_next(
 ) -> Pick | None:
     """The next question for a learner, or None when the chosen topic has no question."""
     s = settings
-    pool = [
-        q for q in plan.questions if learner.topic is None or plan.topic_of(q) == learner.topic
-    ]
+    if learner.topic is None:
+        pool = list(plan.in_order)
+    else:
+        pool = list(plan.in_order_by_topic.get(learner.topic, ()))
     if len(pool) > 1 and learner.last_question_id in pool:
         pool.remove(learner.last_question_id)
     if not pool:
         return None
-    retest = _retest(plan, learner, set(pool), now, s, rng)
-    if retest is not None:
-        return Pick(retest, Reason.MISCONCEPTION)
+    if learner.misconceptions:
+        retest = _retest(plan, learner, set(pool), now, s, rng)
+        if retest is not None:
+            return Pick(retest, Reason.MISCONCEPTION)
 
     memory = learner.memory
     unmet = [q for q in pool if q not in memory]
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     recall = {q: recall_probability(memory[q], now) ** g for q in pool if q in memory}
-    due = [q for q, r in recall.items() if r < s.target_retention]
+    target = s.target_retention
+    due = [q for q, r in recall.items() if r < target]
     today = learner.today
-    behind = today.new < new_quota(plan, learner, pool, s)
+    behind = today.new < _quota(len(unmet), learner, s)
     reviews_today = today.answered - today.new
     # While behind the day's pace of new questions, new ones come two for each review (the day
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.

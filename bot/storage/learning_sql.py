@@ -8,6 +8,7 @@ import datetime as dt
 import sqlite3
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.bank.models import Question
 from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp, review
@@ -28,7 +29,14 @@ _MEMORY_UPSERT = (
 
 
 def _state(row: sqlite3.Row | tuple[object, ...]) -> MemoryState:
-    return MemoryState.from_row(dict(zip(MEMORY_COLUMNS, tuple(row), strict=True)))
+    return _parsed(tuple(row))
+
+
+# A pick reads every state a learner has in the bank, and between two picks only one of them
+# changed: parsing is memoised on the row's values (a row is plain values, a state is frozen).
+@lru_cache(maxsize=1 << 16)
+def _parsed(row: tuple[object, ...]) -> MemoryState:
+    return MemoryState.from_row(dict(zip(MEMORY_COLUMNS, row, strict=True)))
 
 
 def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
@@ -38,7 +46,7 @@ def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[
         " WHERE user_id = ? AND bank_id = ?",
         (user_id, bank_id),
     )
-    return {row[0]: _state(tuple(row)[1:]) for row in rows}
+    return {row[0]: _parsed(row[1:]) for row in rows}
 
 
 def memory_state(
@@ -207,9 +215,10 @@ def claim_exam_offer(conn: sqlite3.Connection, user_id: int) -> bool:
 
 def last_question(conn: sqlite3.Connection, user_id: int, bank_id: str) -> str | None:
     """The question most recently sent to the learner in a bank."""
+    # max(id) over the covering index needs no sort of the learner's whole delivery history.
     row = conn.execute(
-        "SELECT question_id FROM deliveries WHERE user_id = ? AND bank_id = ?"
-        " ORDER BY id DESC LIMIT 1",
+        "SELECT question_id FROM deliveries WHERE id ="
+        " (SELECT max(id) FROM deliveries WHERE user_id = ? AND bank_id = ?)",
         (user_id, bank_id),
     ).fetchone()
     return None if row is None else str(row[0])
