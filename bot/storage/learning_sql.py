@@ -41,12 +41,19 @@ def _parsed(row: tuple[object, ...]) -> MemoryState:
 
 def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
     """A learner's memory of every question met in a bank, by question id."""
-    rows = conn.execute(
+    rows = _tuples(conn).execute(
         f"SELECT question_id, {_MEMORY_SELECT} FROM memory_states"
         " WHERE user_id = ? AND bank_id = ?",
         (user_id, bank_id),
     )
     return {row[0]: _parsed(row[1:]) for row in rows}
+
+
+def _tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    # Plain tuples: the hot reads of a pick slice and hash every row, which sqlite3.Row slows.
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur
 
 
 def memory_state(
@@ -87,6 +94,7 @@ _MIS_COLUMNS = (
 )
 
 
+@lru_cache(maxsize=1 << 14)  # a pick reads them all; they change rarely (see _parsed)
 def _misconception(row: tuple[object, ...]) -> MisconceptionState:
     mid, active, activated_at, activated_by, last_event_at, avoidances, resolved_at = row
     return MisconceptionState(
@@ -111,7 +119,7 @@ def misconception_states(
             return {}
         sql += f" AND misconception_id IN ({', '.join('?' * len(ids))})"
         params += list(ids)
-    return {row[0]: _misconception(tuple(row)) for row in conn.execute(sql, params)}
+    return {row[0]: _misconception(row) for row in _tuples(conn).execute(sql, params)}
 
 
 def _misconception_row(user_id: int, bank_id: str, s: MisconceptionState) -> tuple[object, ...]:
@@ -215,13 +223,25 @@ def claim_exam_offer(conn: sqlite3.Connection, user_id: int) -> bool:
 
 def last_question(conn: sqlite3.Connection, user_id: int, bank_id: str) -> str | None:
     """The question most recently sent to the learner in a bank."""
-    # max(id) over the covering index needs no sort of the learner's whole delivery history.
+    # The index on (user, bank, question) is not in delivery order, so through it the answer
+    # costs a walk over the learner's whole history. A learner asking for the next question was
+    # usually sent one moments ago: look among the newest rows (by primary key) first.
     row = conn.execute(
-        "SELECT question_id FROM deliveries WHERE id ="
-        " (SELECT max(id) FROM deliveries WHERE user_id = ? AND bank_id = ?)",
-        (user_id, bank_id),
+        "SELECT question_id FROM deliveries NOT INDEXED"
+        " WHERE id > (SELECT max(id) FROM deliveries) - ? AND user_id = ? AND bank_id = ?"
+        " ORDER BY id DESC LIMIT 1",
+        (RECENT_DELIVERIES, user_id, bank_id),
     ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT question_id FROM deliveries WHERE id ="
+            " (SELECT max(id) FROM deliveries WHERE user_id = ? AND bank_id = ?)",
+            (user_id, bank_id),
+        ).fetchone()
     return None if row is None else str(row[0])
+
+
+RECENT_DELIVERIES = 512  # how far back `last_question` looks before it uses the index
 
 
 # ---------------------------------------------------------------- backfill

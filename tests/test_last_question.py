@@ -1,0 +1,37 @@
+"""The learner's last question: found among the newest deliveries or, older, through the index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.domain.kinds import Source
+from bot.storage import learning_sql, practice_sql
+from bot.storage.db import connect_sync
+from bot.storage.migrations import apply_migrations
+
+
+def _deliver(conn: object, user_id: int, bank_id: str, question_id: str) -> None:
+    practice_sql.insert_delivery(
+        conn,  # type: ignore[arg-type]
+        chat_id=user_id, user_id=user_id, bank_id=bank_id, question_id=question_id,
+        source=Source.QUIZ, now=1.0,
+    )  # fmt: skip
+
+
+def test_last_question_recent_and_far_back(tmp_path: Path) -> None:
+    conn = connect_sync(tmp_path / "l.sqlite3")
+    apply_migrations(conn)
+    assert learning_sql.last_question(conn, 1, "b") is None
+    _deliver(conn, 1, "b", "q-old")
+    _deliver(conn, 1, "b", "q-last")
+    _deliver(conn, 1, "other", "q-other-bank")
+    # Other learners fill the recent window: learner 1's last one is only found via the index.
+    for i in range(learning_sql.RECENT_DELIVERIES + 5):
+        _deliver(conn, 2 + i % 3, "b", f"q{i}")
+    assert learning_sql.last_question(conn, 1, "b") == "q-last"
+    assert learning_sql.last_question(conn, 1, "other") == "q-other-bank"
+    last = learning_sql.RECENT_DELIVERIES + 4
+    assert learning_sql.last_question(conn, 2 + last % 3, "b") == f"q{last}"
+    _deliver(conn, 1, "b", "q-new")
+    assert learning_sql.last_question(conn, 1, "b") == "q-new"
+    conn.close()
