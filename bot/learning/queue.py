@@ -139,21 +139,36 @@ def _retest(
     return None
 
 
+def _unmet_by_topic(
+    plan: Blueprint, learner: Learner, pool: Collection[str]
+) -> dict[str, list[str]]:
+    """The pool's unmet questions per topic (topics with none left out), in bank order."""
+    memory = learner.memory
+    # The question just asked left the pool unless it was the only one.
+    skip = None if learner.last_question_id in pool else learner.last_question_id
+    groups = plan.in_order_by_topic
+    if learner.topic is not None:
+        groups = {learner.topic: groups.get(learner.topic, ())}
+    found: dict[str, list[str]] = {}
+    for topic, ids in groups.items():
+        left = [q for q in ids if q not in memory]
+        if skip in left:
+            left.remove(skip)
+        if left:
+            found[topic] = left
+    return found
+
+
 def _new_question(
-    plan: Blueprint, learner: Learner, unmet: Sequence[str], s: QueueSettings, rng: random.Random
+    plan: Blueprint,
+    learner: Learner,
+    unmet_in: Mapping[str, Sequence[str]],
+    s: QueueSettings,
+    rng: random.Random,
 ) -> str:
     abilities = topic_abilities(plan, learner.memory)
     # A topic's pull is the exam share one of its questions carries (weight / questions).
     per_question, mean_value = plan.pull, plan.mean_pull
-    # The unmet questions of each topic in one pass, each list in the order of `unmet`.
-    unmet_in: dict[str, list[str]] = {}
-    topic_of = plan.topic_by_question.get
-    for q in unmet:
-        found = unmet_in.get(topic_of(q) or "")
-        if found is None:
-            unmet_in[topic_of(q) or ""] = [q]
-        else:
-            found.append(q)
     topics = sorted(unmet_in)
     last_topic = plan.topic_of(learner.last_question_id) if learner.last_question_id else None
     if len(topics) > 1 and last_topic in topics:
@@ -195,14 +210,14 @@ def choose_next(
             return Pick(retest, Reason.MISCONCEPTION)
 
     memory = learner.memory
-    unmet = [q for q in pool if q not in memory]
+    unmet = _unmet_by_topic(plan, learner, pool)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     recall = {q: recall_probability(memory[q], now) ** g for q in pool if q in memory}
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
     today = learner.today
-    behind = today.new < _quota(len(unmet), learner, s)
+    behind = today.new < _quota(sum(map(len, unmet.values())), learner, s)
     reviews_today = today.answered - today.new
     # While behind the day's pace of new questions, new ones come two for each review (the day
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
