@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from bot.bank.models import Question
-from bot.mock.blueprint import Draw, TooSmall, apportion, draw, option_order, plan
+from bot.domain.display import shuffled_order
+from bot.mock.blueprint import Draw, TooSmall, apportion, draw, plan
 from bot.mock.models import ExamKind
 from tests import sample_bank
 from tests.mock_bank import bank, q, three_topics
@@ -105,8 +106,8 @@ def _pinned_question() -> Question:
 
 def test_option_order_keeps_a_pinned_option_last_and_respects_no_shuffle() -> None:
     pinned = _pinned_question()
-    orders = {option_order(pinned, random.Random(s)) for s in range(40)}
+    orders = {shuffled_order(pinned, random.Random(s)) for s in range(40)}
     assert all(o[-1] == 4 and sorted(o) == [0, 1, 2, 3, 4] for o in orders)
     assert len(orders) > 5  # the free options really are shuffled
     fixed = sample_bank.question("f1").model_copy(update={"shuffle": False})
-    assert {option_order(fixed, random.Random(s)) for s in range(10)} == {(0, 1, 2, 3)}
+    assert {shuffled_order(fixed, random.Random(s)) for s in range(10)} == {(0, 1, 2, 3)}

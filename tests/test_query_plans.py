@@ -84,7 +84,6 @@ def full_scans(conn: sqlite3.Connection, sql: str) -> list[str]:
 
 
 def _picker(c: sqlite3.Connection, row: push_log.DueRow, now: float) -> tuple[int, str, str]:
-    practice_sql.history(c, row.chat_id, "b", ["q0", "q1"])
     did = practice_sql.insert_delivery(
         c, chat_id=row.chat_id, user_id=row.user_id, bank_id="b", question_id="q0",
         source="daily", now=now,
@@ -109,7 +108,6 @@ def _answer(c: sqlite3.Connection) -> None:
 HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
     "next question": lambda c: (
         practice_sql.user_prefs(c, 1),
-        practice_sql.history(c, 1, "b", ["q0", "q1", "q9"]),
         learning_sql.memory_states(c, 1, "b"),
         learning_sql.last_question(c, 1, "b"),
         learning_sql.exam_date(c, 1, "b"),

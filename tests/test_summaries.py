@@ -15,21 +15,13 @@ from bot.domain.streaks import current_streak, streak_of_days
 from bot.storage import practice_sql, summaries
 from bot.storage.chat_migration import migrate_chat
 from bot.storage.db import connect_sync
-from bot.storage.migrations import applied, apply_migrations, available
+from bot.storage.migrations import apply_migrations
+from tests.bench.gen_history import migrate_up_to
 
 T0 = 1_780_000_000.0  # 2026-05-28
 GROUP, OTHER_GROUP = -1001, -1002
 ZONES = ["Asia/Kolkata", "America/New_York", None]
 SUMMARY_TABLES = ("learner_topics", "learner_days", "member_totals")
-
-
-def migrate_up_to(conn: sqlite3.Connection, last: str) -> None:
-    done = applied(conn)
-    for name, sql in available():
-        if name <= last and name not in done:
-            conn.executescript(
-                f"BEGIN;\n{sql}\nINSERT INTO schema_migrations(name) VALUES ('{name}');\nCOMMIT;"
-            )
 
 
 def people(conn: sqlite3.Connection) -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
-from bot.config import ConfigError, load_settings
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
@@ -69,17 +68,12 @@ def _count(value: str) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Run the terminal loop until EOF, `q`, or --count questions."""
-    from bot.commands.run import fail, load_catalog
+    from bot.commands.run import fail, load_with_bank
 
-    try:
-        settings = load_settings()
-    except ConfigError as err:
-        return fail(str(err))
-    catalog = load_catalog(settings)
-    if catalog is None:
-        return 1
-    if args.bank is not None and args.bank not in catalog.banks:
-        return fail(f"no bank {args.bank!r}; banks: {', '.join(sorted(catalog.banks))}")
+    loaded = load_with_bank(args.bank)
+    if isinstance(loaded, int):
+        return loaded
+    settings, catalog = loaded
     db_path = args.db or settings.db
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")

@@ -46,6 +46,21 @@ def load_catalog(settings: Settings) -> Catalog | None:
     return Catalog(result.banks)
 
 
+def load_with_bank(bank: str | None) -> tuple[Settings, Catalog] | int:
+    """Settings and banks for an operator command that may name a bank, or its exit status
+    after saying why not (bad settings, no valid bank, no such bank)."""
+    try:
+        settings = load_settings()
+    except ConfigError as err:
+        return fail(str(err))
+    catalog = load_catalog(settings)
+    if catalog is None:
+        return 1
+    if bank is not None and bank not in catalog.banks:
+        return fail(f"no bank {bank!r}; banks: {', '.join(sorted(catalog.banks))}")
+    return settings, catalog
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the bot and block until it is stopped (SIGINT/SIGTERM)."""
     try:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
-from bot.config import ConfigError, load_settings
 from bot.practice.catalog import Catalog
 from bot.practice.readiness_service import ReadinessReport, ReadinessService, render_stats_chart
 from bot.storage.db import Database
@@ -29,17 +28,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print the report; write the chart when asked."""
-    from bot.commands.run import fail, load_catalog
+    from bot.commands.run import fail, load_with_bank
 
-    try:
-        settings = load_settings()
-    except ConfigError as err:
-        return fail(str(err))
-    catalog = load_catalog(settings)
-    if catalog is None:
-        return 1
-    if args.bank is not None and args.bank not in catalog.banks:
-        return fail(f"no bank {args.bank!r}; banks: {', '.join(sorted(catalog.banks))}")
+    loaded = load_with_bank(args.bank)
+    if isinstance(loaded, int):
+        return loaded
+    settings, catalog = loaded
     db_path = args.db or settings.db
     if not db_path.is_file():
         return fail(f"no database at {db_path}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from bot.domain.kinds import PollMode
-from bot.domain.models import Delivery
+from bot.domain.models import Delivery, accuracy
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class Standing:
 
     @property
     def accuracy(self) -> float:
-        return self.correct / self.answered if self.answered else 0.0
+        return accuracy(self.correct, self.answered)
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,11 @@ class AnswerOutcome:
     answer_count: int = 0  # answers to this delivery so far (groups show it)
 
 
+def accuracy(correct: int, answered: int) -> float:
+    """Share of answers that were right; 0.0 before any answer."""
+    return correct / answered if answered else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class TopicStats:
     topic: str
@@ -70,7 +75,7 @@ class TopicStats:
 
     @property
     def accuracy(self) -> float:
-        return self.correct / self.answered if self.answered else 0.0
+        return accuracy(self.correct, self.answered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +88,7 @@ class ExamTotal:
 
     @property
     def accuracy(self) -> float:
-        return self.correct / self.answered if self.answered else 0.0
+        return accuracy(self.correct, self.answered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,4 +104,4 @@ class Stats:
 
     @property
     def accuracy(self) -> float:
-        return self.correct / self.answered if self.answered else 0.0
+        return accuracy(self.correct, self.answered)

@@ -135,15 +135,3 @@ def _draw_topic(
     refill = apportion(weights, count - len(out), {d: len(ids) for d, ids in met.items()})
     out.extend(i for d in cells for i in met[d][: refill[d]])
     return out
-
-
-def option_order(question: Question, rng: random.Random) -> tuple[int, ...]:
-    """Display order of a question's options as file indices: shuffled unless the question says
-    not to, a pinned option ("None of the above") always last."""
-    n = len(question.options)
-    if not question.shuffle:
-        return tuple(range(n))
-    pinned = [i for i, o in enumerate(question.options) if o.pin]
-    free = [i for i in range(n) if i not in pinned]
-    rng.shuffle(free)
-    return (*free, *pinned)

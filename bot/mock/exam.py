@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.bank.models import BankMeta, Option, Question
-from bot.mock.blueprint import option_order
+from bot.domain.display import shuffled_order
 from bot.mock.models import Exam, ExamPlan, ExamStatus, MockItem, TopicWeight
 
 
@@ -47,7 +47,7 @@ def new_exam(
     """A running exam over these questions, options shuffled with the exam's seed."""
     rng = random.Random(seed)
     items = tuple(
-        MockItem(q.id, q.topic, option_order(q, rng), q.correct_indices) for q in questions
+        MockItem(q.id, q.topic, shuffled_order(q, rng), q.correct_indices) for q in questions
     )
     return Exam(
         id=0,

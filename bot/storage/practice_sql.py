@@ -4,14 +4,12 @@ They return frozen dataclasses, never `sqlite3.Row`."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass
 
 from bot.domain.grading import decode_choice
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import Learner
-from bot.domain.selection import Seen
 from bot.storage import summaries
 
 
@@ -131,33 +129,6 @@ def set_user_topic(
         " ON CONFLICT (id) DO UPDATE SET bank_id = excluded.bank_id, topic = excluded.topic",
         (user_id, bank_id, topic, now, now),
     )
-
-
-def history(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, question_ids: list[str]
-) -> dict[str, Seen]:
-    """Per question of the bank: last time seen (sent to or answered by the user) and the last
-    verdict. A few index seeks per question (answers_by_user, deliveries_by_user: the latest
-    entry of each), so the cost follows the bank's size, never the learner's history."""
-    rows = conn.execute(
-        "SELECT q.value,"
-        " (SELECT MAX(answered_at) FROM answers"
-        "   WHERE user_id = :u AND bank_id = :b AND question_id = q.value),"
-        " (SELECT correct FROM answers WHERE user_id = :u AND bank_id = :b"
-        "   AND question_id = q.value ORDER BY answered_at DESC LIMIT 1),"
-        # Ids grow with time: the latest delivery of a question is its highest id.
-        " (SELECT sent_at FROM deliveries WHERE user_id = :u AND bank_id = :b"
-        "   AND question_id = q.value ORDER BY id DESC LIMIT 1)"
-        " FROM json_each(:ids) q",
-        {"u": user_id, "b": bank_id, "ids": json.dumps(question_ids)},
-    )
-    out: dict[str, Seen] = {}
-    for qid, answered, last, sent in rows:
-        if answered is None and sent is None:
-            continue
-        seen = max(answered or sent, sent or answered)
-        out[qid] = Seen(seen, None if last is None else bool(last))
-    return out
 
 
 def insert_delivery(

@@ -87,8 +87,6 @@ async def on_answer(update: Update, context: QuizContext) -> None:
     """A tap on a letter of a single-answer question."""
     if (press := await pressed(update, callbacks.ANSWER)) is None:
         return
-    if not is_private(press.message.chat):
-        return await group_answers.on_answer(press, context)
     delivery_id, option = press.numbers
     outcome = await context.services.practice.answer(
         delivery_id,
@@ -98,6 +96,8 @@ async def on_answer(update: Update, context: QuizContext) -> None:
         token=press.token,
         kind=Kind.SINGLE,
     )
+    if not is_private(press.message.chat):
+        return await group_answers.verdict(press.query, context, outcome)
     await _settle(press, context, outcome)
 
 
@@ -149,12 +149,12 @@ async def on_submit(update: Update, context: QuizContext) -> None:
     """Submit the selected options of a multiple-answer question."""
     if (press := await pressed(update, callbacks.SUBMIT)) is None:
         return
-    if not is_private(press.message.chat):
-        return await group_answers.on_submit(press, context)
     query, (delivery_id,) = press.query, press.numbers
     outcome = await context.services.practice.submit(
         delivery_id, learner(query.from_user), press.message.chat_id, token=press.token
     )
+    if not is_private(press.message.chat):
+        return await group_answers.verdict(query, context, outcome)
     if outcome.status is AnswerStatus.EMPTY and outcome.delivery is not None:
         count = outcome.delivery.question.select_count
         await query.answer(texts.CB_PICK_FIRST.format(count=render.NUMBER_WORDS.get(count, count)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from telegram import CallbackQuery, Update
 
-from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import REFUSALS, Press, learner
@@ -13,7 +12,7 @@ from bot.telegram.outbound.live_count import show_count
 from bot.telegram.views import group_render, render, texts
 
 
-async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome) -> None:
+async def verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome) -> None:
     """Alert the member alone with their verdict; a new answer bumps the group's count."""
     if outcome.status in REFUSALS or outcome.delivery is None:
         await query.answer(REFUSALS.get(outcome.status, texts.CB_UNKNOWN))
@@ -30,20 +29,6 @@ async def _verdict(query: CallbackQuery, context: QuizContext, outcome: AnswerOu
     await query.answer(group_render.answer_alert(outcome, again=again), show_alert=True)
     if not again:
         await show_count(context, outcome.delivery, outcome.answer_count)
-
-
-async def on_answer(press: Press, context: QuizContext) -> None:
-    """A member taps a letter of a single-answer group question."""
-    delivery_id, option = press.numbers
-    outcome = await context.services.practice.answer(
-        delivery_id,
-        learner(press.query.from_user),
-        press.message.chat_id,
-        frozenset({option}),
-        token=press.token,
-        kind=Kind.SINGLE,
-    )
-    await _verdict(press.query, context, outcome)
 
 
 async def on_toggle(press: Press, context: QuizContext) -> None:
@@ -63,16 +48,7 @@ async def on_toggle(press: Press, context: QuizContext) -> None:
     if outcome.status is AnswerStatus.RECORDED:
         await press.query.answer(group_render.toggled_alert(outcome.chosen))
         return
-    await _verdict(press.query, context, outcome)
-
-
-async def on_submit(press: Press, context: QuizContext) -> None:
-    """A member submits their selection of a multiple-answer group question."""
-    (delivery_id,) = press.numbers
-    outcome = await context.services.practice.submit(
-        delivery_id, learner(press.query.from_user), press.message.chat_id, token=press.token
-    )
-    await _verdict(press.query, context, outcome)
+    await verdict(press.query, context, outcome)
 
 
 async def on_poll_answer(update: Update, context: QuizContext) -> None:

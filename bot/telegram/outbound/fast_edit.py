@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from telegram import InlineKeyboardMarkup
 from telegram.constants import ParseMode
-from telegram.error import BadRequest
 from telegram.ext import ExtBot
 
 from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
-from bot.telegram.outbound.failures import Failure, sort_error
 from bot.telegram.outbound.fast_send import edit_message_json, send_message_json
-from bot.telegram.outbound.send import edit_or_send, with_retry
-
-log = logging.getLogger(__name__)
+from bot.telegram.outbound.send import edit_else_send, edit_or_send, with_retry
 
 
 async def edit_html_json(
@@ -36,15 +31,9 @@ async def edit_html_json(
         "parse_mode": ParseMode.HTML,
         "reply_markup": markup,
     }
-    try:
-        await with_retry(lambda: edit_message_json(bot, {**params, "message_id": message_id}))
-    except BadRequest as err:
-        failure = sort_error(err)
-        if failure is Failure.NOT_MODIFIED:
-            return
-        if failure is not Failure.CANNOT_EDIT:
-            raise
-        log.info(
-            "message %s in chat %s can no longer be edited: sending anew", message_id, chat_id
-        )
-        await with_retry(lambda: send_message_json(bot, params))
+    await edit_else_send(
+        lambda: with_retry(lambda: edit_message_json(bot, {**params, "message_id": message_id})),
+        lambda: with_retry(lambda: send_message_json(bot, params)),
+        chat_id,
+        message_id,
+    )

@@ -171,26 +171,43 @@ async def edit_or_send(
     "Message is not modified" (a repeated edit) is not an error here.
     """
     parts = split_html(text)
-    try:
-        await with_retry(
+    edited = await edit_else_send(
+        lambda: with_retry(
             lambda: edit_text_raw(
                 bot, chat_id, message_id, parts[0], markup if len(parts) == 1 else None
             ),
             chat_id=chat_id,
-        )
+        ),
+        lambda: send_parts(bot, chat_id, parts, markup),
+        chat_id,
+        message_id,
+    )
+    if edited and len(parts) > 1:
+        await send_parts(bot, chat_id, parts[1:], markup)
+
+
+async def edit_else_send(
+    edit: Callable[[], Awaitable[object]],
+    send: Callable[[], Awaitable[object]],
+    chat_id: int,
+    message_id: int,
+) -> bool:
+    """Run `edit`; a repeated edit is fine, a message too old to edit gets `send` instead.
+    True only when the edit went through."""
+    try:
+        await edit()
     except BadRequest as err:
         failure = sort_error(err)
         if failure is Failure.NOT_MODIFIED:
-            return
+            return False
         if failure is not Failure.CANNOT_EDIT:
             raise
         log.info(
             "message %s in chat %s can no longer be edited: sending anew", message_id, chat_id
         )
-        await send_parts(bot, chat_id, parts, markup)
-        return
-    if len(parts) > 1:
-        await send_parts(bot, chat_id, parts[1:], markup)
+        await send()
+        return False
+    return True
 
 
 async def edit_markup(
