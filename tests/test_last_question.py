@@ -1,4 +1,4 @@
-"""The learner's last question: found among the newest deliveries or, older, through the index."""
+"""The learner's last question: the newest of their deliveries in that bank, by one index seek."""
 
 from __future__ import annotations
 
@@ -25,13 +25,21 @@ def test_last_question_recent_and_far_back(tmp_path: Path) -> None:
     _deliver(conn, 1, "b", "q-old")
     _deliver(conn, 1, "b", "q-last")
     _deliver(conn, 1, "other", "q-other-bank")
-    # Other learners fill the recent window: learner 1's last one is only found via the index.
-    for i in range(learning_sql.RECENT_DELIVERIES + 5):
+    # Other learners' deliveries come after learner 1's last one.
+    for i in range(600):
         _deliver(conn, 2 + i % 3, "b", f"q{i}")
     assert learning_sql.last_question(conn, 1, "b") == "q-last"
     assert learning_sql.last_question(conn, 1, "other") == "q-other-bank"
-    last = learning_sql.RECENT_DELIVERIES + 4
+    last = 599
     assert learning_sql.last_question(conn, 2 + last % 3, "b") == f"q{last}"
     _deliver(conn, 1, "b", "q-new")
     assert learning_sql.last_question(conn, 1, "b") == "q-new"
+    plan = conn.execute(
+        "EXPLAIN QUERY PLAN SELECT question_id FROM deliveries WHERE user_id = ? AND bank_id = ?"
+        " ORDER BY id DESC LIMIT 1",
+        (1, "b"),
+    ).fetchall()
+    details = [str(tuple(row)) for row in plan]
+    assert any("deliveries_by_user_latest" in d for d in details), details
+    assert not any("TEMP B-TREE" in d for d in details), details
     conn.close()

@@ -223,25 +223,12 @@ def claim_exam_offer(conn: sqlite3.Connection, user_id: int) -> bool:
 
 def last_question(conn: sqlite3.Connection, user_id: int, bank_id: str) -> str | None:
     """The question most recently sent to the learner in a bank."""
-    # The index on (user, bank, question) is not in delivery order, so through it the answer
-    # costs a walk over the learner's whole history. A learner asking for the next question was
-    # usually sent one moments ago: look among the newest rows (by primary key) first.
     row = conn.execute(
-        "SELECT question_id FROM deliveries NOT INDEXED"
-        " WHERE id > (SELECT max(id) FROM deliveries) - ? AND user_id = ? AND bank_id = ?"
+        "SELECT question_id FROM deliveries WHERE user_id = ? AND bank_id = ?"
         " ORDER BY id DESC LIMIT 1",
-        (RECENT_DELIVERIES, user_id, bank_id),
+        (user_id, bank_id),
     ).fetchone()
-    if row is None:
-        row = conn.execute(
-            "SELECT question_id FROM deliveries WHERE id ="
-            " (SELECT max(id) FROM deliveries WHERE user_id = ? AND bank_id = ?)",
-            (user_id, bank_id),
-        ).fetchone()
     return None if row is None else str(row[0])
-
-
-RECENT_DELIVERIES = 512  # how far back `last_question` looks before it uses the index
 
 
 # ---------------------------------------------------------------- backfill
