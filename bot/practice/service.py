@@ -9,7 +9,7 @@ import random
 import sqlite3
 from zoneinfo import ZoneInfo
 
-from bot.bank.models import Kind
+from bot.bank.models import Bank, Kind
 from bot.domain import display, grading
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import (
@@ -69,6 +69,10 @@ class PracticeService:
     async def prefs(self, user_id: int) -> sql.UserPrefs:
         """The user's chosen bank, topic and timezone."""
         return await self.db.read(lambda c: sql.user_prefs(c, user_id))
+
+    async def current_bank(self, user_id: int) -> Bank:
+        """The bank the user practises (the default bank until they choose one)."""
+        return self.catalog.bank((await self.prefs(user_id)).bank_id)
 
     async def choose_topic(self, user_id: int, bank_id: str, topic: str | None) -> bool:
         """Set the learner's topic (None: all); False if the bank has no such topic."""

@@ -219,8 +219,7 @@ async def on_topic(update: Update, context: QuizContext) -> None:
     if not is_private(message.chat):
         return await group_topics.on_topic(query, message, m.group(1), context)
     services = context.services
-    prefs = await services.practice.prefs(query.from_user.id)
-    bank = services.catalog.bank(prefs.bank_id)
+    bank = await services.practice.current_bank(query.from_user.id)
     topic_id = None if m.group(1) == callbacks.ALL_TOPICS else m.group(1)
     if not await services.practice.choose_topic(query.from_user.id, bank.id, topic_id):
         await _refuse(query, texts.TOPIC_GONE)

@@ -26,8 +26,7 @@ async def start(update: Update, context: QuizContext) -> None:
     services = context.services
     await services.practice.register(learner(user), started=True)
     await services.practice.register_chat(chat.id, chat.type, None)
-    prefs = await services.practice.prefs(user.id)
-    bank = services.catalog.bank(prefs.bank_id)
+    bank = await services.practice.current_bank(user.id)
     arg = context.args[0] if context.args else ""
     if arg.lower() == group_render.STATS_PAYLOAD:
         await stats(update, context)

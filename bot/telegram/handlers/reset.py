@@ -18,8 +18,7 @@ async def reset(update: Update, context: QuizContext) -> None:
         return
     chat, user = who
     services = context.services
-    prefs = await services.practice.prefs(user.id)
-    bank = services.catalog.bank(prefs.bank_id)
+    bank = await services.practice.current_bank(user.id)
     text = texts.RESET_ASK.format(bank=esc(bank.meta.title))
     await send_html(context.bot, chat.id, text, keyboards.reset_keyboard(bank.id))
 
