@@ -87,3 +87,28 @@ async def test_raw_edit_edits_text_and_keyboard_and_raises_as_edit_message_text(
     api.mark_uneditable(46, message_id)
     with pytest.raises(BadRequest, match="can't be edited"):
         await edit_text_raw(bot, 46, message_id, "again", None)
+
+
+def test_markup_json_is_what_ptb_would_send_for_every_keyboard_the_bot_builds() -> None:
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LoginUrl
+
+    from bot.telegram.outbound.fast_send import markup_json
+    from bot.telegram.views import keyboards
+
+    built = [
+        keyboards.verdict_keyboard(7, "tok1"),
+        keyboards.next_keyboard(7),
+        keyboards.why_keyboard("https://t.me/quizbot_test_bot?start=why_7"),
+        InlineKeyboardMarkup(
+            [
+                [InlineKeyboardButton("é ✔️", callback_data="x:1")],
+                [InlineKeyboardButton("u", url="https://example.org")],
+            ]
+        ),
+        # A field the fast path does not know goes through PTB's own serialiser.
+        InlineKeyboardMarkup(
+            [[InlineKeyboardButton("login", login_url=LoginUrl("https://example.org"))]]
+        ),
+    ]
+    for markup in built:
+        assert markup_json(markup) == markup.to_dict()

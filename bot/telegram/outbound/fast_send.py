@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram import InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import ParseMode
 from telegram.ext import ExtBot
 
@@ -33,6 +33,26 @@ async def edit_message_json(bot: ExtBot[None], params: dict[str, Any]) -> None:
     await bot._post("editMessageText", params)
 
 
+# The button fields the bot's keyboards use; a button with any other field set is serialised by
+# PTB itself (to_dict), which walks every attribute generically (~130 µs for a two-button
+# verdict keyboard, a fifth of the answer path).
+_PLAIN_FIELDS = ("text", "callback_data", "url")
+_OTHER_FIELDS = tuple(name for name in InlineKeyboardButton.__slots__ if name not in _PLAIN_FIELDS)
+
+
+def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
+    """The keyboard as Bot API JSON, equal to `markup.to_dict()` (a test keeps it so)."""
+    rows: list[list[dict[str, Any]]] = []
+    for row in markup.inline_keyboard:
+        out: list[dict[str, Any]] = []
+        for button in row:
+            if button.api_kwargs or any(getattr(button, f) is not None for f in _OTHER_FIELDS):
+                return markup.to_dict()
+            out.append({f: v for f in _PLAIN_FIELDS if (v := getattr(button, f)) is not None})
+        rows.append(out)
+    return {"inline_keyboard": rows}
+
+
 async def edit_text_raw(
     bot: ExtBot[None],
     chat_id: int,
@@ -47,6 +67,6 @@ async def edit_text_raw(
         "message_id": message_id,
         "text": text,
         "parse_mode": ParseMode.HTML,
-        "reply_markup": markup,
+        "reply_markup": None if markup is None else markup_json(markup),
     }
     await edit_message_json(bot, params)
