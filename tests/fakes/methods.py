@@ -147,12 +147,8 @@ class ApiMethods(ApiState):
         fields: JSON = {"text": plain}
         if markup is not None:
             fields["reply_markup"] = markup
-        message = self._new_message(chat_id, fields)
-        self._messages[(chat_id, message["message_id"])] = Stored(
-            message, params["text"], parse_mode
-        )
-        self.send_counts[chat_id] += 1
-        return copy.deepcopy(message)
+        key = self._sent(chat_id, fields, params["text"], parse_mode)
+        return copy.deepcopy(self._messages[key].message)
 
     def _editMessageText(self, params: Params) -> JSON | bool:
         parse_mode = params.get("parse_mode")
@@ -232,12 +228,9 @@ class ApiMethods(ApiState):
                 "file_size": len(data),
             }
         ]
-        message = self._new_message(chat_id, fields)
-        key = (chat_id, message["message_id"])
-        self._messages[key] = Stored(message, None, parse_mode)
+        key = self._sent(chat_id, fields, None, parse_mode)
         self._photos[key] = data
-        self.send_counts[chat_id] += 1
-        return copy.deepcopy(message)
+        return copy.deepcopy(self._messages[key].message)
 
     def _sendDocument(self, params: Params) -> JSON:
         chat_id = self._chat_id(params)
@@ -257,12 +250,9 @@ class ApiMethods(ApiState):
             "file_name": name[0],
             "file_size": validation.document_size(data),
         }
-        message = self._new_message(chat_id, fields)
-        key = (chat_id, message["message_id"])
-        self._messages[key] = Stored(message, None, parse_mode)
+        key = self._sent(chat_id, fields, None, parse_mode)
         self._documents[key] = data
-        self.send_counts[chat_id] += 1
-        return copy.deepcopy(message)
+        return copy.deepcopy(self._messages[key].message)
 
     # ------------------------------------------------------------- polls
     def _sendPoll(self, params: Params) -> JSON:
@@ -300,11 +290,9 @@ class ApiMethods(ApiState):
         markup = validation.reply_markup(params.get("reply_markup"))
         if markup is not None:
             fields["reply_markup"] = markup
-        message = self._new_message(chat_id, fields)
-        self._messages[(chat_id, message["message_id"])] = Stored(message, None, None)
-        self._polls[poll["id"]] = (chat_id, message["message_id"])
-        self.send_counts[chat_id] += 1
-        return copy.deepcopy(message)
+        key = self._sent(chat_id, fields)
+        self._polls[poll["id"]] = key
+        return copy.deepcopy(self._messages[key].message)
 
     def _stopPoll(self, params: Params) -> JSON:
         chat_id = self._chat_id(params)

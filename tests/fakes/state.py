@@ -117,6 +117,16 @@ class ApiState:
             raise bad_request(missing)
         return stored
 
+    def _sent(
+        self, chat_id: int, fields: JSON, source: str | None = None, parse_mode: Any = None
+    ) -> tuple[int, int]:
+        """A message the bot sent: made, stored and counted; its (chat id, message id) key."""
+        message = self._new_message(chat_id, fields)
+        key = (chat_id, message["message_id"])
+        self._messages[key] = Stored(message, source, parse_mode)
+        self.send_counts[chat_id] += 1
+        return key
+
     def _new_message(self, chat_id: int, fields: JSON) -> JSON:
         self._last_message_id[chat_id] += 1
         chat = self._chat(chat_id)
