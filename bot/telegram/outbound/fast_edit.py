@@ -32,8 +32,10 @@ async def edit_html_json(
         "reply_markup": markup,
     }
     await edit_else_send(
-        lambda: with_retry(lambda: edit_message_json(bot, {**params, "message_id": message_id})),
-        lambda: with_retry(lambda: send_message_json(bot, params)),
+        lambda: with_retry(
+            lambda: edit_message_json(bot, {**params, "message_id": message_id}), chat_id=chat_id
+        ),
+        lambda: with_retry(lambda: send_message_json(bot, params), chat_id=chat_id),
         chat_id,
         message_id,
     )

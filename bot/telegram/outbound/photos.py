@@ -26,5 +26,6 @@ async def send_png(
             caption=caption,
             parse_mode=ParseMode.HTML,
             reply_markup=markup,
-        )
+        ),
+        chat_id=chat_id,
     )
