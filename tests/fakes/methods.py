@@ -204,19 +204,24 @@ class ApiMethods(ApiState):
         stored.message["edit_date"] = int(self.clock())
         return copy.deepcopy(stored.message)
 
-    def _sendPhoto(self, params: Params) -> JSON:
+    def _upload(self, params: Params, kind: str) -> tuple[int, Any, JSON, bytes]:
+        """What a sendPhoto/sendDocument shares: chat, parse mode, caption, the uploaded bytes."""
         chat_id = self._chat_id(params)
         parse_mode = params.get("parse_mode")
         caption = params.get("caption")
         fields: JSON = {}
         if caption:
             fields["caption"] = validation.photo_caption(caption, parse_mode)
+        data = self._uploads.get(kind)
+        if data is None:
+            raise bad_request("wrong remote file identifier specified")  # only uploads here
+        return chat_id, parse_mode, fields, data
+
+    def _sendPhoto(self, params: Params) -> JSON:
+        chat_id, parse_mode, fields, data = self._upload(params, "photo")
         markup = validation.reply_markup(params.get("reply_markup"))
         if markup is not None:
             fields["reply_markup"] = markup
-        data = self._uploads.get("photo")
-        if data is None:
-            raise bad_request("wrong remote file identifier specified")  # only uploads here
         width, height = validation.photo_size(data)
         unique = f"photo{len(self._photos) + 1}"
         fields["photo"] = [
@@ -233,15 +238,7 @@ class ApiMethods(ApiState):
         return copy.deepcopy(self._messages[key].message)
 
     def _sendDocument(self, params: Params) -> JSON:
-        chat_id = self._chat_id(params)
-        parse_mode = params.get("parse_mode")
-        caption = params.get("caption")
-        fields: JSON = {}
-        if caption:
-            fields["caption"] = validation.photo_caption(caption, parse_mode)
-        data = self._uploads.get("document")
-        if data is None:
-            raise bad_request("wrong remote file identifier specified")  # only uploads here
+        chat_id, parse_mode, fields, data = self._upload(params, "document")
         name = str(params.get("document", "")).split(" ")[1:2] or ["document"]
         unique = f"document{len(self._documents) + 1}"
         fields["document"] = {
