@@ -23,6 +23,7 @@ import sys
 import time
 from functools import cache
 from pathlib import Path
+from typing import BinaryIO
 
 import pydantic
 from pydantic import TypeAdapter
@@ -50,14 +51,23 @@ class Entry(TypedDict):
     question: Question
 
 
+class Line(TypedDict):
+    """One line of the file: a question file of a bank folder (resolved) and its entry."""
+
+    folder: str
+    file: str
+    entry: Entry
+
+
 # bank folder (resolved) -> question file path relative to it -> entry
 Folders = dict[str, dict[str, Entry]]
+_TRAILER = b'{"sha256":'
 
 
 @cache
-def _body() -> TypeAdapter[Folders]:
+def _lines() -> TypeAdapter[Line]:
     # Built on first use: commands that never touch the cache do not pay for the schema.
-    return TypeAdapter(Folders)
+    return TypeAdapter(Line)
 
 
 def cache_path(db: Path) -> Path:
@@ -143,7 +153,7 @@ class BankCache:
 
     def _read(self) -> Folders:
         try:
-            data = self.path.read_bytes()
+            file = self.path.open("rb")
         except FileNotFoundError:
             return {}
         except OSError as err:
@@ -151,23 +161,37 @@ class BankCache:
                 "bank cache %s unreadable (%s); parsing the question files", self.path, err
             )
             return {}
-        try:
-            head, _, body = data.partition(b"\n")
-            header = json.loads(head)
-            if header.get("format") != CACHE_FORMAT or header.get("code") != self.key:
-                log.info("bank cache %s is from other code; parsing the question files", self.path)
+        with file:
+            try:
+                return self._parse(file)
+            except Exception as err:  # whatever is wrong with the file, the YAML is the truth
+                log.warning(
+                    "bank cache %s is damaged (%s); parsing the question files",
+                    self.path,
+                    (str(err).splitlines() or [type(err).__name__])[0][:200],
+                )
                 return {}
-            if header.get("sha256") != hashlib.sha256(body).hexdigest():
-                raise ValueError("checksum mismatch")
-            # Validated again (pydantic-core, from JSON): a cache that passes is a valid bank.
-            return _body().validate_json(body, context=FROM_CACHE)
-        except (ValueError, AttributeError, pydantic.ValidationError) as err:
-            log.warning(
-                "bank cache %s is damaged (%s); parsing the question files",
-                self.path,
-                str(err).splitlines()[0][:200],
-            )
+
+    def _parse(self, file: BinaryIO) -> Folders:
+        """A header line, one line per question file, a trailer with the lines' digest. Line by
+        line, so loading never holds the whole file and its parse tree at once."""
+        header = json.loads(file.readline())
+        if header.get("format") != CACHE_FORMAT or header.get("code") != self.key:
+            log.info("bank cache %s is from other code; parsing the question files", self.path)
             return {}
+        adapter = _lines()
+        digest = hashlib.sha256()
+        folders: Folders = {}
+        for raw in file:
+            if raw.startswith(_TRAILER):
+                if json.loads(raw)["sha256"] != digest.hexdigest() or file.read(1):
+                    raise ValueError("checksum mismatch")
+                return folders
+            digest.update(raw)
+            # Validated again (pydantic-core, from JSON): a cache that passes is a valid bank.
+            line = adapter.validate_json(raw, context=FROM_CACHE)
+            folders.setdefault(line["folder"], {})[line["file"]] = line["entry"]
+        raise ValueError("cut short")
 
     def folder(self, folder: Path) -> FolderCache:
         """The cache of one bank folder for this load."""
@@ -186,18 +210,20 @@ class BankCache:
         """Write the entries of this load (atomically) when they differ from the file's."""
         if not self.write or self.key is None or not self.changed():
             return
-        body = _body().dump_json(
-            {key: f.new for key, f in self._folders.items()}, exclude_defaults=True
-        )
-        header = {
-            "format": CACHE_FORMAT,
-            "code": self.key,
-            "sha256": hashlib.sha256(body).hexdigest(),
-        }
+        adapter = _lines()
+        digest = hashlib.sha256()
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             with tmp.open("wb") as out:
-                out.write(json.dumps(header).encode() + b"\n" + body)
+                header = {"format": CACHE_FORMAT, "code": self.key}
+                out.write(json.dumps(header).encode() + b"\n")
+                for key, folder in self._folders.items():
+                    for name, entry in folder.new.items():
+                        line = Line(folder=key, file=name, entry=entry)
+                        raw = adapter.dump_json(line, exclude_defaults=True) + b"\n"
+                        digest.update(raw)
+                        out.write(raw)
+                out.write(_TRAILER + json.dumps(digest.hexdigest()).encode() + b"}\n")
             os.replace(tmp, self.path)
         except OSError as err:
             log.warning(
