@@ -61,7 +61,7 @@ T = TypeVar("T")
 GRACE_SUBSCRIBERS = 10_000
 GRACE_RATE = 25.0
 GRACE_MINUTES = 5
-MILLION = 1_000_000
+MILLION = int(os.environ.get("QUIZBOT_BENCH_MILLION", "1000000"))
 MAX_HOLD_S = 0.1
 
 
@@ -192,12 +192,28 @@ async def paced(folder: Path) -> dict[str, float]:
     }
 
 
+class DatedApi(FakeBotApi):
+    """The fake Bot API, keeping the date of every message it accepted (the fake clock's)."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        super().__init__(clock=clock)
+        self.dates: list[int] = []
+
+    def handle(
+        self, method: str, params: dict[str, Any], files: dict[str, bytes] | None = None
+    ) -> tuple[int, Any]:
+        status, body = super().handle(method, params, files)
+        if method.lower() == "sendmessage" and status == 200:
+            self.dates.append(body["result"]["date"])
+        return status, body
+
+
 async def grace_run(folder: Path) -> dict[str, Any]:
     """10,000 due at 06:01 at 25/s with a 5-minute grace, the run starting at 06:01:10, on a
     simulated clock: pacing waits move the clock and cost no time. One send at a time, so the
     clock moves exactly by each wait (several in flight would each move it by their own)."""
     box: list[Any] = []
-    api = FakeBotApi(clock=lambda: box[0].clock.now() if box else 0.0)
+    api = DatedApi(clock=lambda: box[0].clock.now() if box else 0.0)
     settings = {"push_rate": GRACE_RATE, "push_grace_minutes": GRACE_MINUTES}
     async with running_bot(folder, api=api, **settings) as h:
         box.append(h)
@@ -233,7 +249,7 @@ async def grace_run(folder: Path) -> dict[str, Any]:
         wall, cpu = time.perf_counter(), time.process_time()
         sent = await push.run_once()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        dates = [m["date"] for chat in chats for m in api.messages_to(chat)]
+        dates = api.dates
         with sqlite3.connect(h.db_path) as conn:
             states = dict(conn.execute("SELECT state, COUNT(*) FROM push_log GROUP BY state"))
     deadline = due_at + GRACE_MINUTES * 60
@@ -253,7 +269,7 @@ def seed_million(db: Path, count: int) -> None:
     """`count` subscriptions due by 07:01 UTC: 61 local times (06:00-07:00) in two zones, as
     a real audience spreads (Lisbon's are over two hours late at 07:01 UTC: skipped)."""
     conn = connect_sync(db)
-    now = START.timestamp()
+    now = (START - dt.timedelta(hours=2)).timestamp()  # 04:00 UTC: every time is due today
     pairs = [
         (f"06:{m:02d}" if m < 60 else "07:00", z)
         for m in range(61)
@@ -294,15 +310,25 @@ async def plan_million(folder: Path) -> dict[str, float]:
     assert push is not None
     rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     cap = await push.capacity()
+    assert cap is not None
     db = services.db
     write = db.write
     holds: list[float] = []
     probes: list[float] = []
 
+    inside: list[float] = []
+
     async def timed(fn: Callable[[sqlite3.Connection], T]) -> T:
+        def measured(conn: sqlite3.Connection) -> T:
+            began = time.perf_counter()
+            try:
+                return fn(conn)
+            finally:
+                inside.append(time.perf_counter() - began)
+
         started = time.perf_counter()
         try:
-            return await write(fn)
+            return await write(measured)
         finally:
             holds.append(time.perf_counter() - started)
 
@@ -313,6 +339,12 @@ async def plan_million(folder: Path) -> dict[str, float]:
             probes.append(time.perf_counter() - started)
             await asyncio.sleep(0.005)
 
+    # The same probe with nothing else writing: what this machine's scheduling costs alone.
+    prober = asyncio.create_task(probe())
+    await asyncio.sleep(3.0)
+    prober.cancel()
+    await asyncio.gather(prober, return_exceptions=True)
+    idle, probes = probes, []
     db.write = timed  # type: ignore[method-assign]
     prober = asyncio.create_task(probe())
     try:
@@ -335,13 +367,19 @@ async def plan_million(folder: Path) -> dict[str, float]:
         "rss start MB": rss_start,
         "rss MB": rss,
         "batches": len(holds),
-        "longest in-transaction ms": push.longest_plan_hold * 1e3,
+        "longest in-transaction ms": max(inside) * 1e3,
+        "in-transaction p99 ms": _percentile(inside, 99) * 1e3,
         "longest round trip ms": max(holds) * 1e3,
+        "round trip p99 ms": _percentile(holds, 99) * 1e3,
+        "longest outside ms": max(h - i for h, i in zip(holds, inside, strict=True)) * 1e3,
         "probe p99 ms": _percentile(probes, 99) * 1e3,
         "probe max ms": max(probes) * 1e3,
         "probes": len(probes),
-        "peak due": cap.peak_subscribers if cap is not None else 0,
-        "warning": cap.warning() if cap is not None else None,  # type: ignore[dict-item]
+        "idle p99 ms": _percentile(idle, 99) * 1e3,
+        "idle max ms": max(idle) * 1e3,
+        "peak due": cap.peak_subscribers,
+        "servable": cap.servable,
+        "warning": cap.warning(),  # type: ignore[dict-item]
     }
 
 
@@ -412,17 +450,27 @@ def main() -> None:
             f"   peak rss     {m['rss MB']:8.1f} MB (started at {m['rss start MB']:.0f})"
             f"  (target < {TARGETS['rss MB']:.0f})  {verdict(ok)}"
         )
-        ok = m["longest round trip ms"] <= MAX_HOLD_S * 1e3
+        ok = m["longest in-transaction ms"] <= MAX_HOLD_S * 1e3
         print(
-            f"   writer hold  longest planning transaction {m['longest in-transaction ms']:.1f} ms"
-            f" inside, {m['longest round trip ms']:.1f} ms round trip with its commit"
-            f"  (target <= {MAX_HOLD_S * 1e3:.0f})  {verdict(ok)}"
+            f"   writer hold  planning transactions: longest"
+            f" {m['longest in-transaction ms']:.1f} ms"
+            f" inside (p99 {m['in-transaction p99 ms']:.1f})  (target <= {MAX_HOLD_S * 1e3:.0f})"
+            f"  {verdict(ok)}"
+        )
+        print(
+            f"   round trip   longest {m['longest round trip ms']:.1f} ms with its commit and"
+            f" thread hand-off (p99 {m['round trip p99 ms']:.1f}); longest outside the"
+            f" transaction {m['longest outside ms']:.1f} ms"
         )
         print(
             f"   probe write  p99 {m['probe p99 ms']:.1f} ms, max {m['probe max ms']:.1f} ms"
-            f" over {m['probes']:,} tiny writes during planning"
+            f" over {m['probes']:,} tiny writes during planning; idle: p99"
+            f" {m['idle p99 ms']:.1f} ms, max {m['idle max ms']:.1f} ms"
         )
-        print(f"   capacity     {m['warning']}")
+        print(
+            f"   capacity     {m['warning'] or 'fits'} (busiest instant: {m['peak due']:,} due;"
+            f" the rate serves {m['servable']:,} within the grace)"
+        )
 
 
 def throughput() -> None:
