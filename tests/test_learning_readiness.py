@@ -146,3 +146,15 @@ def test_the_lower_end_allows_for_thin_tailed_forgetting_long_after_review() -> 
     # the range reaches further down once FSRS and the thin tail part, not above
     assert (stale.score - stale.low) > (fresh.score - fresh.low) + 10
     assert (stale.score - stale.low) > (stale.high - stale.score) + 10
+
+
+def test_the_range_reaches_further_down_for_a_learner_forgetting_faster_than_fsrs() -> None:
+    soon = T0 + 4 * DAY  # shortly after review: the tail gap is small for both
+    as_predicted = readiness(PLAN, _with_reviews(0.9, right=72, n=80), soon)
+    worse = readiness(PLAN, _with_reviews(0.9, right=30, n=80), soon)
+    for r in (as_predicted, worse):
+        assert r.score is not None and r.low is not None and r.high is not None
+    assert as_predicted.score is not None and as_predicted.low is not None
+    assert worse.score is not None and worse.low is not None and worse.high is not None
+    assert worse.score - worse.low > 2 * (as_predicted.score - as_predicted.low)
+    assert worse.high - worse.score < worse.score - worse.low  # widened downward only

@@ -138,12 +138,15 @@ def readiness(
             missing,
         )
     sd = math.sqrt(var_sampling + var_model + (MODEL_SD / 3) ** 2)
+    # Downward, the model error grows with g: the further the learner's reviews depart from
+    # FSRS toward forgetting, the less its stabilities (not only its tail) can be trusted.
+    sd_low = math.sqrt(var_sampling + (var_model + (MODEL_SD / 3) ** 2) * max(1.0, g) ** 2)
     score = 100 * mean
     z = (mean - plan.passing_score / 100) / sd
     return Readiness(
         True,
         score,
-        max(0.0, 100 * (mean - thin_tail - Z90 * sd)),
+        max(0.0, 100 * (mean - thin_tail - Z90 * sd_low)),
         min(100.0, 100 * (mean + Z90 * sd)),
         _normal_cdf(z),
         plan.passing_score,
