@@ -20,7 +20,9 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock, SystemClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
-from bot.storage.db import Database, DatabaseBusy
+from bot.storage.db import DatabaseBusy
+from bot.storage.inline_db import InlineDatabase
+from bot.storage.memory_cache import MemoryCache
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +55,14 @@ async def play_jsonl(
 ) -> int:
     """Open the database and serve requests until EOF, on explicit streams for tests."""
     clock = FakeClock(start) if start is not None else None
-    async with Database(db_path) as db:
+    # One client, nothing else on the loop: transactions run on this thread (no hand-off).
+    async with InlineDatabase(db_path) as db:
         now = clock or SystemClock()
-        service = PracticeService(db, catalog, clock=now, rng=random.Random(seed))
+        # The only writer of its learners in this process: their memory states stay at hand
+        # between picks (checked against other writers in every transaction).
+        service = PracticeService(
+            db, catalog, clock=now, rng=random.Random(seed), memory_cache=MemoryCache()
+        )
         readiness = ReadinessService(db, catalog, clock=now)
         session = JsonlSession(service, readiness, catalog.bank(bank_id), clock)
         return await serve(session, stdin, out)

@@ -22,6 +22,7 @@ from bot.domain.models import (
     TopicStats,
 )
 from bot.learning.memory import Answer, Confidence, from_timestamp
+from bot.learning.misconceptions import tagged_options
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.learning_service import LearningService
@@ -31,6 +32,7 @@ from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage import summaries
 from bot.storage.db import Database
+from bot.storage.memory_cache import MemoryCache
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
 
@@ -46,8 +48,12 @@ class PracticeService:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         default_timezone: str = "UTC",
+        memory_cache: MemoryCache | None = None,
     ) -> None:
+        """`memory_cache`: keep learners' memory states between picks (a process whose
+        learners practise only through this service: `quizbot play --jsonl`)."""
         self.db = db
+        self.memory_cache = memory_cache
         self.catalog = catalog
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
@@ -99,12 +105,18 @@ class PracticeService:
         now = self.clock.now()
 
         def pick(conn: sqlite3.Connection) -> Delivery | None:
+            cache = self.memory_cache
+            if cache is not None:
+                cache.check(conn)
             sql.upsert_user(conn, learner, now)
             mode = source
             before = sql.delivery_record(conn, after) if after is not None else None
             if before is not None and before.source is Source.MISTAKES:
                 mode = Source.MISTAKES
-            return self.pick(conn, chat_id, learner.id, mode, now)
+            found = self.pick(conn, chat_id, learner.id, mode, now, cache=cache)
+            if cache is not None:
+                cache.settle(conn)
+            return found
 
         return await self.db.write(pick)
 
@@ -118,6 +130,7 @@ class PracticeService:
         *,
         bank_id: str | None = None,
         topic: str | None = None,
+        cache: MemoryCache | None = None,
     ) -> Delivery | None:
         """The learner's next question in their bank and topic (or the ones given), recorded,
         inside a caller's transaction (the daily push claims a batch with it)."""
@@ -135,6 +148,7 @@ class PracticeService:
             now=now,
             timezone=prefs.timezone or self.default_timezone,
             mistakes=source is Source.MISTAKES,
+            cache=cache,
         )
 
     def pick_daily(
@@ -221,10 +235,16 @@ class PracticeService:
         now = self.clock.now()
 
         def record(c: sqlite3.Connection) -> AnswerOutcome:
-            return self._record(
+            cache = self.memory_cache
+            if cache is not None:
+                cache.check(c)
+            outcome = self._record(
                 c, delivery_id, learner, chat_id, chosen, now, token, kind,
                 confidence=confidence, seconds=seconds,
             )  # fmt: skip
+            if cache is not None:
+                cache.settle(c)
+            return outcome
 
         return await self.db.write(record)
 
@@ -346,8 +366,14 @@ class PracticeService:
         at = from_timestamp(now)
         took = max(0.0, now - row.sent_at) if seconds is None else seconds
         answer = Answer(row.question_id, at, correct, confidence, took)
-        lsql.review_answer(conn, user_id, row.bank_id, answer)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
+        if self.memory_cache is not None:
+            # Before the writes: should this transaction roll back, the rows are re-read.
+            tagged = question is not None and bool(tagged_options(question))
+            self.memory_cache.answered(
+                user_id, row.bank_id, row.question_id, misconceptions=tagged
+            )
+        lsql.review_answer(conn, user_id, row.bank_id, answer)
         if question is not None:
             lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
 
