@@ -56,6 +56,10 @@ class MemoryCache:
         """At the end of a transaction that used the cache: its writes are accounted for."""
         self._changes = conn.total_changes
 
+    def holds(self, user_id: int, bank_id: str) -> bool:
+        """Whether the learner's states are kept (read since the last time it was emptied)."""
+        return (user_id, bank_id) in self._learners
+
     def memory_states(
         self, conn: sqlite3.Connection, user_id: int, bank_id: str
     ) -> dict[str, MemoryState]:
