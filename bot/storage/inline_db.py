@@ -17,14 +17,22 @@ the log, which survives the program being killed; the checkpoint only moves it a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from bot.storage.db import Database, DatabaseBusy, _busy, connect_sync, run_transaction
+from bot.storage.db import (
+    Database,
+    DatabaseBusy,
+    _abandon,
+    _busy,
+    connect_sync,
+    run_transaction,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -38,6 +46,7 @@ class InlineDatabase(Database):
 
     _checkpointer: _Checkpointer | None = None
     _commits = 0
+    _in_batch = False
 
     async def open(self) -> None:
         """As Database.open, then checkpoints move to a thread of their own."""
@@ -63,27 +72,74 @@ class InlineDatabase(Database):
         return fn(self._connection())
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn(conn) in a write transaction; returns once that transaction is committed."""
+        """Run fn(conn) in a write transaction; returns once that transaction is committed
+        (inside `batch`: once its savepoint is released; the batch commits them all)."""
+        conn = self._connection()
+        if self._in_batch:
+            return _in_savepoint(conn, fn)
         try:
-            result = run_transaction(self._connection(), fn)
+            result = run_transaction(conn, fn)
         except sqlite3.OperationalError as err:
-            if _busy(err) and not isinstance(err, DatabaseBusy):
-                raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
+            _raise_if_busy(err)
             raise
+        self._committed()
+        return result
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction for every write and read inside the block (group commit): each
+        write in a savepoint of its own, so one that raises undoes only its own work; the
+        block's end commits the rest. A caller answers the writes' requests only after it."""
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            _raise_if_busy(err)
+            raise
+        self._in_batch = True
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            _abandon(conn)
+            raise
+        finally:
+            self._in_batch = False
+        self._committed()
+
+    def _committed(self) -> None:
         self._commits += 1
         if self._commits % CHECKPOINT_EVERY == 0 and self._checkpointer is not None:
             self._checkpointer.wake()
-        return result
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a read-only fn(conn) in one read transaction on the same connection (no write
         is ever in progress between two calls, so it sees everything committed)."""
         conn = self._connection()
+        if self._in_batch:
+            return fn(conn)  # the batch's writes so far are what a later request must see
         conn.execute("BEGIN")
         try:
             return fn(conn)
         finally:
             conn.execute("COMMIT")
+
+
+def _raise_if_busy(err: sqlite3.OperationalError) -> None:
+    if _busy(err) and not isinstance(err, DatabaseBusy):
+        raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
+
+
+def _in_savepoint(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    conn.execute("SAVEPOINT request")
+    try:
+        result = fn(conn)
+    except BaseException:
+        conn.execute("ROLLBACK TO request")
+        conn.execute("RELEASE request")
+        raise
+    conn.execute("RELEASE request")
+    return result
 
 
 class _Checkpointer:

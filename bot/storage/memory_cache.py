@@ -52,6 +52,10 @@ class MemoryCache:
             self._learners.clear()
             self._data_version = version
 
+    def clear(self) -> None:
+        """Forget every learner (their states are read again at their next pick)."""
+        self._learners.clear()
+
     def settle(self, conn: sqlite3.Connection) -> None:
         """At the end of a transaction that used the cache: its writes are accounted for."""
         self._changes = conn.total_changes
