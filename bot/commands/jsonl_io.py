@@ -114,16 +114,27 @@ async def play_jsonl(
     """Open the database and serve requests until EOF, on explicit streams for tests."""
     clock = FakeClock(start) if start is not None else None
     # One client, nothing else on the loop: transactions run on this thread (no hand-off).
-    async with InlineDatabase(db_path) as db:
-        now = clock or SystemClock()
-        # The only writer of its learners in this process: their memory states stay at hand
-        # between picks (checked against other writers in every transaction).
-        service = PracticeService(
-            db, catalog, clock=now, rng=random.Random(seed), memory_cache=MemoryCache()
-        )
-        readiness = ReadinessService(db, catalog, clock=now)
-        session = JsonlSession(service, readiness, catalog.bank(bank_id), clock)
-        return await serve(session, stdin, out)
+    db = InlineDatabase(db_path)
+    async with db:
+        return await serve(new_session(db, catalog, bank_id, seed, clock), stdin, out)
+
+
+def new_session(
+    db: InlineDatabase,
+    catalog: Catalog,
+    bank_id: str | None,
+    seed: int | None,
+    clock: FakeClock | None,
+) -> JsonlSession:
+    """The program's session on an open database (the wall clock without `clock`)."""
+    now = clock or SystemClock()
+    # The only writer of its learners in this process: their memory states stay at hand
+    # between picks (checked against other writers in every transaction).
+    service = PracticeService(
+        db, catalog, clock=now, rng=random.Random(seed), memory_cache=MemoryCache()
+    )
+    readiness = ReadinessService(db, catalog, clock=now)
+    return JsonlSession(service, readiness, catalog.bank(bank_id), clock)
 
 
 def run_jsonl(
