@@ -16,7 +16,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.domain.models import Learner
-from bot.storage import group_sql, learning_sql, practice_sql, push_lease, push_log, summaries
+from bot.storage import (
+    answer_sql,
+    group_sql,
+    learning_sql,
+    practice_sql,
+    push_lease,
+    push_log,
+    summaries,
+)
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 
@@ -103,6 +111,7 @@ def _answer(c: sqlite3.Connection) -> None:
     practice_sql.existing_answer(c, did, 1)
     practice_sql.answer_count(c, did)
     practice_sql.pending_choice(c, did, 1)
+    answer_sql.answer_context(c, did, 1)
 
 
 HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
