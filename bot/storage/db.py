@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.storage.checkpoints import RESTART_WAL, WalKeeper, WalPolicy
 from bot.storage.migrations import apply_migrations
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,20 @@ def run_batch(
     return out
 
 
+def _writer_checkpoints(conn: sqlite3.Connection, *, cap: int) -> None:
+    """The writer checkpoints only as a backstop, at `cap` pages (a checkpoint thread copies
+    the WAL before that), and a WAL started over is cut back to that size on disk."""
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    conn.execute(f"PRAGMA wal_autocheckpoint = {int(cap)}")
+    conn.execute(f"PRAGMA journal_size_limit = {int(cap) * page}")
+
+
+def _restart_wal(conn: sqlite3.Connection) -> None:
+    """A one-page write: the first write after a complete checkpoint starts the WAL over."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    conn.execute(RESTART_WAL.format(version=version))
+
+
 class Database:
     """The bot's store: open() applies migrations; write()/read() run a function in one go.
 
@@ -176,9 +191,13 @@ class Database:
     trip, and none is acknowledged before its transaction is durable.
     """
 
-    def __init__(self, path: Path | str, *, default_timezone: str = "UTC") -> None:
+    def __init__(
+        self, path: Path | str, *, default_timezone: str = "UTC", wal: WalPolicy | None = None
+    ) -> None:
         self.path = Path(path)
         self.default_timezone = default_timezone  # for backfills of per-zone summaries
+        self.wal_policy = wal or WalPolicy()
+        self.wal: WalKeeper | None = None
         self._conn: sqlite3.Connection | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
@@ -209,6 +228,13 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
+        await self.call(functools.partial(_writer_checkpoints, cap=self.wal_policy.cap_pages))
+        self.wal = WalKeeper(
+            functools.partial(connect_sync, self.path),
+            self.wal_policy,
+            restart=lambda: self.write(_restart_wal),
+            writing=self._writing,
+        )
         self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="quizbot-read")
         self._aio = await aiosqlite.connect(self.path)
         self._aio.row_factory = sqlite3.Row
@@ -217,6 +243,9 @@ class Database:
 
     async def close(self) -> None:
         """Finish queued writes, then close the connection (idempotent)."""
+        if self.wal is not None:
+            wal, self.wal = self.wal, None
+            await wal.close()
         if self._flusher is not None and not self._flusher.done():
             await self._flusher
         aio, readers = self._aio, self._readers
@@ -265,6 +294,9 @@ class Database:
                 raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
             raise
 
+    def _writing(self) -> bool:
+        return bool(self._queue) or not (self._flusher is None or self._flusher.done())
+
     async def _flush(self) -> None:
         while self._queue:
             batch, self._queue = self._queue, []
@@ -278,6 +310,8 @@ class Database:
                 if not isinstance(err, Exception):
                     raise
                 continue
+            if self.wal is not None:
+                self.wal.committed()
             for (_, future), (ok, value) in zip(batch, results, strict=True):
                 if future.done():
                     continue
