@@ -3,17 +3,19 @@
 SQLite's own automatic checkpoint runs inside the COMMIT that takes the WAL past
 `wal_autocheckpoint` pages (1,000 by default): that commit syncs the WAL, copies it into the
 database file and syncs that too (15-45 ms measured on a shared 2-core machine, 2 ms of it
-CPU), and every write queued behind it waits. The next transaction that starts the WAL over
-from its beginning syncs the WAL header once more (~5 ms).
+CPU), and every write queued behind it waits. Then the first write after a complete
+checkpoint starts the WAL over from its beginning and syncs the WAL's new header (~5 ms on
+this machine, far more when the disk is busy): another wait, for whichever write comes next.
 
 Here the writer checkpoints only as a backstop, when the WAL reaches `cap_pages`. A
-`Checkpointer` thread with a connection of its own copies the WAL into the database after
-writes (PASSIVE: it takes no write lock and never waits for a reader, so a write never waits
-for it), at most once per `every` seconds. Once it has copied all of a WAL of `restart_pages`
-or more while no write came, the writer starts the WAL over with a one-page write of its own
-(`RESTART_WAL`), so the header sync falls between requests rather than inside one. The WAL
-stays bounded: started over in a pause, or by the backstop under writes without one (the
-backstop then copies only what was written since the last background pass). A reader that
+`Checkpointer` thread with a connection of its own copies the WAL into the database file after
+writes, at most once per `every` seconds: PASSIVE, it takes no write lock and never waits for a
+reader, so no write waits for it. When a pass has copied every frame and no write is queued,
+the writer starts the WAL over at once with a one-page write of its own (`RESTART_WAL`), which
+takes the header sync, so the next request's write does not; that write is not followed by a
+pass, or its page, copied, would make the next request start the WAL over again. The WAL stays
+bounded: started over after a pass that caught up, or by the backstop under writes that never
+let one catch up (the backstop then copies only what came since the last pass). A reader that
 holds a snapshot open keeps the frames it may need, whatever checkpoints.
 """
 
@@ -39,9 +41,9 @@ class WalPolicy:
     """When the WAL is copied into the database file and started over."""
 
     cap_pages: int = 16_384  # the writer's backstop: 64 MiB of WAL with 4 KiB pages
-    # Each start over costs the writer one sync: not before 16 MiB of WAL (SQLite itself
-    # checkpoints and starts over every 1,000 pages). The file is cut back to this size then.
-    restart_pages: int = 4_096
+    # A WAL started over is cut back to this size on disk: the same as the cap, for cutting
+    # a file back is a metadata change the journal waits for (47 ms measured, on the writer).
+    kept_pages: int = 16_384
     every: float = 1.0  # at most one background checkpoint a second, and only after writes
 
 
@@ -147,6 +149,7 @@ class WalKeeper:
         self._writing = writing
         self._loop = asyncio.get_running_loop()
         self._commits = 0
+        self._quiet = False  # the next commit is the restart write's: no pass after it
         self._restarting: asyncio.Task[None] | None = None
         self._closed = False
         self.checkpointer = Checkpointer(connect, every=policy.every, on_pass=self._passed)
@@ -155,6 +158,10 @@ class WalKeeper:
     def committed(self) -> None:
         """The writer committed a transaction (called on the event loop)."""
         self._commits += 1
+        if self._quiet:
+            # A write that shared the restart's transaction is copied by the next pass.
+            self._quiet = False
+            return
         self.checkpointer.poke(self._commits)
 
     def _passed(self, done: Pass) -> None:
@@ -168,18 +175,19 @@ class WalKeeper:
             self._closed
             or done is None
             or not done.complete
-            or done.frames < self.policy.restart_pages
             or done.seq != self._commits  # written since: the next pass will tell
             or self._writing()
             or (self._restarting is not None and not self._restarting.done())
         ):
             return
+        self._quiet = True
         self._restarting = self._loop.create_task(self._restart_wal())
 
     async def _restart_wal(self) -> None:
         try:
             await self._restart()
         except Exception:  # a busy or failing write: the next pass tries again
+            self._quiet = False
             log.warning("could not start the WAL over", exc_info=True)
 
     async def close(self) -> None:

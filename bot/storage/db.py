@@ -169,12 +169,12 @@ def run_batch(
     return out
 
 
-def _writer_checkpoints(conn: sqlite3.Connection, *, cap: int) -> None:
-    """The writer checkpoints only as a backstop, at `cap` pages (a checkpoint thread copies
-    the WAL before that), and a WAL started over is cut back to that size on disk."""
+def _writer_checkpoints(conn: sqlite3.Connection, *, policy: WalPolicy) -> None:
+    """The writer checkpoints only as a backstop, at `cap_pages` (a checkpoint thread copies
+    the WAL before that); a WAL started over is cut back to `kept_pages` on disk."""
     page = int(conn.execute("PRAGMA page_size").fetchone()[0])
-    conn.execute(f"PRAGMA wal_autocheckpoint = {int(cap)}")
-    conn.execute(f"PRAGMA journal_size_limit = {int(cap) * page}")
+    conn.execute(f"PRAGMA wal_autocheckpoint = {int(policy.cap_pages)}")
+    conn.execute(f"PRAGMA journal_size_limit = {int(policy.kept_pages) * page}")
 
 
 def _restart_wal(conn: sqlite3.Connection) -> None:
@@ -228,7 +228,9 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
-        await self.call(functools.partial(_writer_checkpoints, cap=self.wal_policy.cap_pages))
+        await self.call(functools.partial(_writer_checkpoints, policy=self.wal_policy))
+        # A new WAL's header is synced by its first write: this one, not a learner's.
+        await self.call(functools.partial(run_transaction, fn=_restart_wal))
         self.wal = WalKeeper(
             functools.partial(connect_sync, self.path),
             self.wal_policy,
