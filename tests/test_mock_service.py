@@ -279,3 +279,17 @@ async def test_a_cached_exam_never_hides_a_change_made_elsewhere(
     assert seen.items[0].chosen == {exam.items[0].file_index(1)} and seen.items[5].flagged
     await other.abandon(ANN)
     assert (await service.choose(ANN, exam.id, 1, 0)).status is MockStatus.STALE
+
+
+async def test_mock_answers_count_on_the_learners_day_in_the_default_zone(
+    tmp_path: Path, catalog: Catalog, clock: FakeClock
+) -> None:
+    # 08:00 UTC on 15 January 2027 is still 14 January in Anchorage (UTC-9).
+    async with Database(tmp_path / "z.sqlite3", default_timezone="America/Anchorage") as db:
+        service = MockService(db, catalog, clock=clock, rng=random.Random(1))
+        exam = exam_of(await service.start(ANN))
+        exam = await answer_all_right(service, exam)
+        done = await service.finish(ANN, exam.id, confirmed=True)
+        assert done.status is MockStatus.FINISHED
+        days = rows(db.path, f"SELECT local_date, answered FROM learner_days WHERE user_id={ANN}")
+    assert days == [("2027-01-14", 10)]

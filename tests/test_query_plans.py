@@ -16,7 +16,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.domain.models import Learner
-from bot.storage import group_sql, learning_sql, practice_sql, push_lease, push_log, summaries
+from bot.storage import (
+    group_sql,
+    history_sql,
+    learning_sql,
+    practice_sql,
+    push_lease,
+    push_log,
+    summaries,
+)
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 
@@ -118,6 +126,10 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
         practice_sql.bank_totals(c, 1),
         summaries.streak(c, 1, NOW, ZoneInfo("UTC")),
     ),
+    "readiness and chart": lambda c: (
+        history_sql.answers_since(c, 1, "b", NOW - 30 * 86400),
+        learning_sql.memory_states(c, 1, "b"),
+    ),
     "leaderboard": lambda c: summaries.standings(c, GROUP, summaries.ALL_TIME, 10),
     "group chooser and reveals": lambda c: (
         group_sql.asked_in_chat(c, GROUP, "b"),
@@ -156,3 +168,11 @@ def test_hot_queries_scan_no_big_table(conn: sqlite3.Connection, name: str) -> N
 def test_the_check_sees_a_full_scan(conn: sqlite3.Connection) -> None:
     assert full_scans(conn, "SELECT COUNT(*) FROM answers WHERE correct = 1")
     assert full_scans(conn, "SELECT * FROM subscriptions WHERE timezone = 'UTC'")
+
+
+def test_the_chart_reads_its_days_as_one_range_not_the_whole_history(
+    conn: sqlite3.Connection,
+) -> None:
+    [sql] = statements(conn, lambda c: history_sql.answers_since(c, 1, "b", NOW))
+    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+    assert "answered_at>?" in plan.replace(" ", ""), plan

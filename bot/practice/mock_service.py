@@ -27,7 +27,7 @@ from bot.storage.mock_sql import MockSummary
 
 # Runs inside the transaction that submits an exam, so the answers are recorded exactly once
 # with it; the default writes them into deliveries/answers (source 'mock').
-GradedSink = Callable[[sqlite3.Connection, Exam, tuple[GradedAnswer, ...]], object]
+GradedSink = Callable[[sqlite3.Connection, Exam, tuple[GradedAnswer, ...], str], object]
 Move = Callable[[Exam, float], Exam | Pending]
 CACHE_EXAMS = 4096
 CACHE_QUESTIONS = 65536
@@ -288,7 +288,7 @@ class MockService:
             )
         )
         if self.record is not None and fed:
-            self.record(conn, after, fed)
+            self.record(conn, after, fed, self.db.default_timezone)
         status = MockStatus.EXPIRED if after.status is ExamStatus.EXPIRED else MockStatus.FINISHED
         return MockReply(status, after, result=result, graded=fed)
 

@@ -85,22 +85,25 @@ def answers_to_memory(rows: Sequence[AnswerRow]) -> dict[str, MemoryState]:
     )
 
 
-def stored_memory(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, rows: Sequence[AnswerRow] | None = None
-) -> dict[str, MemoryState]:
+def stored_memory(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
     """The stored memory states of a learner in a bank; replayed from the answers only when
     none are stored and there are answers (recorded before the memory model)."""
     stored = learning_sql.memory_states(conn, user_id, bank_id)
     if stored:
         return stored
-    if rows is None:
-        rows = history_sql.answers_in_bank(conn, user_id, bank_id)
-    return answers_to_memory(rows)
+    return answers_to_memory(history_sql.answers_in_bank(conn, user_id, bank_id))
 
 
 def exam_moment(date: dt.date, zone: ZoneInfo) -> dt.datetime:
     """The instant an exam on `date` is sat: EXAM_HOUR that morning in the learner's zone."""
     return dt.datetime.combine(date, dt.time(EXAM_HOUR), zone).astimezone(dt.UTC)
+
+
+def chart_start(now: float, zone: ZoneInfo) -> float:
+    """The instant the chart's first day begins (local midnight, CHART_DAYS - 1 days ago)."""
+    today = dt.datetime.fromtimestamp(now, zone).date()
+    first = today - dt.timedelta(days=CHART_DAYS - 1)
+    return dt.datetime.combine(first, dt.time(0), zone).timestamp()
 
 
 def days_of(rows: Sequence[AnswerRow], zone: ZoneInfo, today: dt.date) -> list[DayActivity]:
@@ -156,13 +159,16 @@ class ReadinessService:
         def gather(conn: sqlite3.Connection) -> _Gathered:
             prefs = practice_sql.user_prefs(conn, user_id)
             bank = self.catalog.bank(bank_id or prefs.bank_id)
-            rows = history_sql.answers_in_bank(conn, user_id, bank.id)
+            zone = ZoneInfo(prefs.timezone or self.default_timezone)
+            # Only the chart's days are read: the estimate works from the stored memory
+            # states, so the cost does not grow with the learner's history.
+            rows = history_sql.answers_since(conn, user_id, bank.id, chart_start(now, zone))
             mocks = mock_sql.last_mocks(conn, user_id, bank.id, MOCKS_LISTED)
             return _Gathered(
                 bank.id,
                 prefs.timezone,
                 rows,
-                stored_memory(conn, user_id, bank.id, rows),
+                stored_memory(conn, user_id, bank.id),
                 learning_sql.exam_date(conn, user_id, bank.id),
                 mocks,
                 _mock_evidence(conn, mocks, now),
@@ -202,7 +208,8 @@ class ReadinessService:
             mocks=tuple(mocks),
             today=today,
             timezone=zone.key,
-            last_answer_id=rows[-1].answer_id if rows else 0,
+            # A new answer falls inside the chart's days, so it always changes this key.
+            last_answer_id=max((r.answer_id for r in rows), default=0),
             exam_date=g.exam_date,
             at_exam=at_exam,
         )

@@ -27,9 +27,13 @@ def answers_in_bank(conn: sqlite3.Connection, user_id: int, bank_id: str) -> lis
     return [AnswerRow(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
 
 
-def last_answer_id(conn: sqlite3.Connection, user_id: int, bank_id: str) -> int:
-    """The id of the learner's latest answer in a bank (0 when none): a cache key for charts."""
-    row = conn.execute(
-        "SELECT MAX(id) FROM answers WHERE user_id = ? AND bank_id = ?", (user_id, bank_id)
-    ).fetchone()
-    return int(row[0] or 0)
+def answers_since(
+    conn: sqlite3.Connection, user_id: int, bank_id: str, since: float
+) -> list[AnswerRow]:
+    """A learner's answers in a bank at or after `since` (epoch seconds), oldest first."""
+    rows = conn.execute(
+        "SELECT id, question_id, topic, correct, answered_at FROM answers"
+        " WHERE user_id = ? AND bank_id = ? AND answered_at >= ? ORDER BY answered_at, id",
+        (user_id, bank_id, since),
+    )
+    return [AnswerRow(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]

@@ -280,10 +280,14 @@ def last_mocks(
 
 
 def record_graded_answers(
-    conn: sqlite3.Connection, exam: Exam, graded: tuple[GradedAnswer, ...]
+    conn: sqlite3.Connection,
+    exam: Exam,
+    graded: tuple[GradedAnswer, ...],
+    default_timezone: str = "UTC",
 ) -> int:
     """Record a submitted exam's graded answers as practice answers (one delivery each, source
-    'mock'), so item statistics, the memory model and /stats count them; returns how many."""
+    'mock'), so item statistics, the memory model and /stats count them; returns how many.
+    `default_timezone`: the zone of a learner who set none (their day in the summaries)."""
     chat_id = exam.chat_id if exam.chat_id is not None else exam.user_id
     snaps = snapshots(conn, exam.id)
     for g in graded:
@@ -308,6 +312,7 @@ def record_graded_answers(
             chosen=_text(g.chosen),
             correct=g.correct,
             now=g.answered_at,
+            default_timezone=default_timezone,
         )
         if fresh:
             # The memory model and misconceptions take the answer in the same transaction.
