@@ -11,7 +11,7 @@ Here the writer checkpoints only as a backstop, when the WAL reaches `cap_pages`
 `Checkpointer` thread with a connection of its own copies the WAL into the database file after
 writes, at most once per `every` seconds: PASSIVE, it takes no write lock and never waits for a
 reader, so no write waits for it. When a pass has copied every frame and no write is queued,
-the writer starts the WAL over at once with a one-page write of its own (`RESTART_WAL`), which
+the writer starts the WAL over at once with a one-page write of its own (`restart_wal`), which
 takes the header sync, so the next request's write does not; that write is not followed by a
 pass, or its page, copied, would make the next request start the WAL over again. The WAL stays
 bounded: started over after a pass that caught up, or by the backstop under writes that never
@@ -31,10 +31,6 @@ from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
-# A one-page write (the database header's user version, set to what it is): the write that
-# starts a fully copied WAL over. The version is not used by the migrations.
-RESTART_WAL = "PRAGMA user_version = {version}"
-
 
 @dataclass(frozen=True, slots=True)
 class WalPolicy:
@@ -45,6 +41,21 @@ class WalPolicy:
     # a file back is a metadata change the journal waits for (47 ms measured, on the writer).
     kept_pages: int = 16_384
     every: float = 1.0  # at most one background checkpoint a second, and only after writes
+
+
+def configure_writer(conn: sqlite3.Connection, *, policy: WalPolicy) -> None:
+    """The writer checkpoints only as a backstop, at `cap_pages` (a checkpoint thread copies
+    the WAL before that); a WAL started over is cut back to `kept_pages` on disk."""
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    conn.execute(f"PRAGMA wal_autocheckpoint = {int(policy.cap_pages)}")
+    conn.execute(f"PRAGMA journal_size_limit = {int(policy.kept_pages) * page}")
+
+
+def restart_wal(conn: sqlite3.Connection) -> None:
+    """A one-page write, the first after a complete checkpoint, that starts the WAL over: the
+    database header's user version (unused by the migrations) set to what it is."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    conn.execute(f"PRAGMA user_version = {version}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,9 @@ leaderboard) inside one read transaction on a small pool of reader threads, each
 connection, again one round trip: aiosqlite would need one per statement and cannot hold a
 snapshot across Python code between them. Single queries (`fetchall`, `fetchone`) go through
 an aiosqlite connection (`execute_fetchall`: one round trip per query).
+
+Checkpoints stay off the writer too (`checkpoints.py`): a thread of their own copies the WAL
+into the database file, so no COMMIT of a learner's write waits for a checkpoint's syncs.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.checkpoints import RESTART_WAL, WalKeeper, WalPolicy
+from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
 from bot.storage.migrations import apply_migrations
 
 log = logging.getLogger(__name__)
@@ -169,20 +172,6 @@ def run_batch(
     return out
 
 
-def _writer_checkpoints(conn: sqlite3.Connection, *, policy: WalPolicy) -> None:
-    """The writer checkpoints only as a backstop, at `cap_pages` (a checkpoint thread copies
-    the WAL before that); a WAL started over is cut back to `kept_pages` on disk."""
-    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
-    conn.execute(f"PRAGMA wal_autocheckpoint = {int(policy.cap_pages)}")
-    conn.execute(f"PRAGMA journal_size_limit = {int(policy.kept_pages) * page}")
-
-
-def _restart_wal(conn: sqlite3.Connection) -> None:
-    """A one-page write: the first write after a complete checkpoint starts the WAL over."""
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    conn.execute(RESTART_WAL.format(version=version))
-
-
 class Database:
     """The bot's store: open() applies migrations; write()/read() run a function in one go.
 
@@ -228,20 +217,23 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
-        await self.call(functools.partial(_writer_checkpoints, policy=self.wal_policy))
-        # A new WAL's header is synced by its first write: this one, not a learner's.
-        await self.call(functools.partial(run_transaction, fn=_restart_wal))
-        self.wal = WalKeeper(
-            functools.partial(connect_sync, self.path),
-            self.wal_policy,
-            restart=lambda: self.write(_restart_wal),
-            writing=self._writing,
-        )
+        await self.call(functools.partial(configure_writer, policy=self.wal_policy))
+        try:
+            # A new WAL's header is synced by its first write: this one, not a learner's.
+            await self.call(functools.partial(run_transaction, fn=restart_wal))
+        except sqlite3.OperationalError:  # the write lock held elsewhere: a learner's then
+            log.debug("database %s: no WAL warm-up write", self.path, exc_info=True)
         self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="quizbot-read")
         self._aio = await aiosqlite.connect(self.path)
         self._aio.row_factory = sqlite3.Row
         for pragma in ("foreign_keys=ON", "busy_timeout=5000", "query_only=ON"):
             await self._aio.execute(f"PRAGMA {pragma}")
+        self.wal = WalKeeper(
+            functools.partial(connect_sync, self.path),
+            self.wal_policy,
+            restart=lambda: self.write(restart_wal),
+            writing=self._writing,
+        )
 
     async def close(self) -> None:
         """Finish queued writes, then close the connection (idempotent)."""
