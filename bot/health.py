@@ -11,6 +11,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.config import Settings
 from bot.storage import bot_status
@@ -79,7 +80,8 @@ def _database(settings: Settings, now: float) -> dict[str, Any]:
 
 
 def _banks(settings: Settings) -> dict[str, Any]:
-    result = load_banks(settings.questions)
+    # The bot's own cache, read but not written: a health check leaves the data folder alone.
+    result = load_banks(settings.questions, cache_path(settings.db), write=False)
     return {
         "ok": bool(result.banks) and not result.problems,
         "banks": {bank_id: len(bank.questions) for bank_id, bank in result.banks.items()},

@@ -6,7 +6,15 @@ import datetime as dt
 from enum import StrEnum
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+    ValidationInfo,
+    model_validator,
+)
 
 from bot.bank.limits import (
     MAX_OPTION_CHARS,
@@ -22,6 +30,9 @@ Slug = Annotated[
     StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9._-]{0,47}$"),
 ]
 LETTERS = "ABCDEFGHIJKL"
+# Validation context for questions read back from the bank cache: each passed the cross-field
+# checks below when its file was parsed, and the cache is thrown away when this code changes.
+FROM_CACHE = {"from_cache": True}
 
 
 class Strict(BaseModel):
@@ -81,7 +92,9 @@ class Question(Strict):
     reviewed: dt.date | None = Field(default=None, description="Date of the last review.")
 
     @model_validator(mode="after")
-    def _check_options(self) -> Self:
+    def _check_options(self, info: ValidationInfo) -> Self:
+        if info.context is FROM_CACHE:
+            return self
         # Every problem goes into one error, one "path: message" per line, so the loader can
         # report them all with their fields instead of stopping at the first.
         problems: list[str] = []

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
+from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
@@ -30,9 +32,10 @@ def fail(message: str) -> int:
     return 2
 
 
-def load_catalog(settings: Settings) -> Catalog | None:
-    """The banks named by the settings, or None after printing every problem."""
-    result = load_banks(settings.questions)
+def load_catalog(settings: Settings, cache: Path | None = None) -> Catalog | None:
+    """The banks named by the settings, or None after printing every problem; with `cache`,
+    unchanged question files come from that cache file (see bot/bank/cache.py)."""
+    result = load_banks(settings.questions, cache)
     for problem in result.problems:
         print(problem, file=sys.stderr)
     if result.problems or not result.banks:
@@ -86,7 +89,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StartupFailed as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
-    catalog = load_catalog(settings)
+    # The database's folder is writable (prepare() just used it): the cache lives beside it.
+    catalog = load_catalog(settings, cache_path(settings.db))
     if catalog is None:
         return 1
 

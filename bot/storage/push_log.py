@@ -144,17 +144,19 @@ def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit:
     ).fetchall()
     entries: list[tuple[int, str, float, str, float | None]] = []
     moves: list[tuple[str | None, float | None, float, int]] = []
+    # Subscribers due together mostly share a time and zone: work out each pair once.
+    plans: dict[tuple[str, str], tuple[due.Occurrence, bool, due.Occurrence] | None] = {}
     for chat_id, local_time, tz_name, *_ in rows:
-        tz = zones.zone(tz_name)
-        if tz is None:  # zone data lost an entry: park the row, never loop on it
+        key = (local_time, tz_name)
+        if key not in plans:
+            plans[key] = _plan(local_time, tz_name, now, grace_s)
+        plan = plans[key]
+        if plan is None:  # zone data lost an entry: park the row, never loop on it
             moves.append((None, None, now, chat_id))
             continue
-        # The latest occurrence, not the stored one: after days of downtime only today counts.
-        occ = due.latest_due(local_time, tz, now)
-        late = due.is_late(occ, now, grace_s)
+        occ, late, nxt = plan
         state = "skipped" if late else "pending"
         entries.append((chat_id, occ.local_date, occ.at, state, now if late else None))
-        nxt = due.next_due(local_time, tz, now)
         moves.append((nxt.local_date, nxt.at, now, chat_id))
     # OR IGNORE: the unique (chat, day) key turns a repeated wall time, a time changed after
     # today's push or a second tick into a no-op.
@@ -169,6 +171,18 @@ def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit:
         moves,
     )
     return len(rows)
+
+
+def _plan(
+    local_time: str, tz_name: str, now: float, grace_s: float
+) -> tuple[due.Occurrence, bool, due.Occurrence] | None:
+    """Today's occurrence, whether it is past the grace, and the next one; None: no zone."""
+    tz = zones.zone(tz_name)
+    if tz is None:
+        return None
+    # The latest occurrence, not the stored one: after days of downtime only today counts.
+    occ = due.latest_due(local_time, tz, now)
+    return occ, due.is_late(occ, now, grace_s), due.next_due(local_time, tz, now)
 
 
 def skip_late(conn: sqlite3.Connection, now: float, grace_s: float) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.practice.catalog import Catalog
@@ -51,10 +52,13 @@ def _keys(banks: Mapping[str, Bank]) -> set[tuple[str, str]]:
     return {(bank_id, qid) for bank_id, bank in banks.items() for qid in bank.questions}
 
 
-async def reload_catalog(catalog: Catalog, paths: Sequence[Path]) -> ReloadOutcome:
-    """Load the banks at `paths`; swap them into `catalog` only if all of them are valid."""
+async def reload_catalog(
+    catalog: Catalog, paths: Sequence[Path], cache: Path | None = None
+) -> ReloadOutcome:
+    """Load the banks at `paths`; swap them into `catalog` only if all of them are valid.
+    With `cache`, files unchanged since they were last parsed come from that cache file."""
     # Parsing thousands of YAML files takes a while: off the event loop, so updates keep flowing.
-    result = await asyncio.to_thread(load_banks, list(paths))
+    result = await asyncio.to_thread(load_banks, list(paths), cache)
     if result.problems or not result.banks:
         problems = [str(p) for p in result.problems] or ["no question bank found"]
         outcome = ReloadOutcome(ok=False, problems=problems)
@@ -80,7 +84,10 @@ async def reload_catalog(catalog: Catalog, paths: Sequence[Path]) -> ReloadOutco
 
 async def reload_services(services: Services) -> ReloadOutcome:
     """Reload the banks the settings name into the running catalog."""
-    return await reload_catalog(services.catalog, services.settings.questions)
+    settings = services.settings
+    return await reload_catalog(
+        catalog=services.catalog, paths=settings.questions, cache=cache_path(settings.db)
+    )
 
 
 # Tasks started by the signal handler; a reference keeps them from being garbage-collected.
