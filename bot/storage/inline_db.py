@@ -7,22 +7,18 @@ cost of a cheap request when the caller has nothing else to do while it waits. H
 transaction runs at once instead: the same connection settings, the same BEGIN IMMEDIATE ...
 COMMIT, and `write` still returns only once its transaction is committed.
 
-Checkpoints (copying the write-ahead log into the database file, with two fsyncs) leave the
-request path too: SQLite would run one inside the COMMIT that fills the log to 1,000 pages,
-every ~70 requests here, and that one request would wait tens of milliseconds for the disk. A
-thread of its own runs them instead (PASSIVE: it never blocks the writer). What a commit
-guarantees does not change: in WAL mode with synchronous=NORMAL a committed transaction is in
-the log, which survives the program being killed; the checkpoint only moves it along.
+Checkpoints stay off the request path as in the bot (bot/storage/checkpoints.py): every
+commit here is reported to the Database's WAL keeper, whose thread copies the log into the
+database file (PASSIVE: it never blocks the writer). What a commit guarantees does not change:
+in WAL mode with synchronous=NORMAL a committed transaction is in the log, which survives the
+program being killed; the checkpoint only moves it along.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TypeVar
 
 from bot.storage.db import (
@@ -30,37 +26,16 @@ from bot.storage.db import (
     DatabaseBusy,
     _abandon,
     _busy,
-    connect_sync,
     run_transaction,
 )
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
-# Commits between two checkpoints: a next or an answer writes 10-15 pages, so about the
-# 1,000 pages at which SQLite would checkpoint by itself.
-CHECKPOINT_EVERY = 64
 
 
 class InlineDatabase(Database):
     """Database whose call/write/read block the calling thread (no database thread hop)."""
 
-    _checkpointer: _Checkpointer | None = None
-    _commits = 0
     _in_batch = False
-
-    async def open(self) -> None:
-        """As Database.open, then checkpoints move to a thread of their own."""
-        await super().open()
-        self._connection().execute("PRAGMA wal_autocheckpoint=0")
-        self._checkpointer = _Checkpointer(self.path)
-
-    async def close(self) -> None:
-        """Stop the checkpoint thread, then close as Database does (the last connection to
-        close checkpoints what is left)."""
-        checkpointer, self._checkpointer = self._checkpointer, None
-        if checkpointer is not None:
-            checkpointer.stop()
-        await super().close()
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -108,9 +83,8 @@ class InlineDatabase(Database):
         self._committed()
 
     def _committed(self) -> None:
-        self._commits += 1
-        if self._commits % CHECKPOINT_EVERY == 0 and self._checkpointer is not None:
-            self._checkpointer.wake()
+        if self.wal is not None:  # the checkpoint thread copies what was committed
+            self.wal.committed()
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a read-only fn(conn) in one read transaction on the same connection (no write
@@ -140,37 +114,3 @@ def _in_savepoint(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T
         raise
     conn.execute("RELEASE request")
     return result
-
-
-class _Checkpointer:
-    """A thread with its own connection that runs a PASSIVE checkpoint when woken."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._conn = connect_sync(path)
-        self._wanted = threading.Event()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="quizbot-checkpoint", daemon=True)
-        self._thread.start()
-
-    def wake(self) -> None:
-        """Ask for a checkpoint (returns at once)."""
-        self._wanted.set()
-
-    def stop(self) -> None:
-        """Finish a checkpoint in progress, then end the thread and close its connection."""
-        self._stopping = True
-        self._wanted.set()
-        self._thread.join()
-        self._conn.close()
-
-    def _run(self) -> None:
-        while True:
-            self._wanted.wait()
-            self._wanted.clear()
-            if self._stopping:
-                return
-            try:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-            except sqlite3.Error as err:  # the log keeps growing until a later one succeeds
-                log.warning("checkpoint of %s failed: %s", self._path, err)
