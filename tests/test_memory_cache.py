@@ -58,6 +58,18 @@ async def practise(service: PracticeService, user: int, rng: random.Random) -> N
     await service.answer(delivery.id, learner, user, chosen, confidence=confidence)
 
 
+async def warmed(
+    setup: tuple[PracticeService, MemoryCache], seed: int, answers: int
+) -> tuple[PracticeService, MemoryCache]:
+    """Learner 1 practised `answers` times, the cache holding exactly what is stored."""
+    service, cache = setup
+    rng = random.Random(seed)
+    for _ in range(answers):
+        await practise(service, 1, rng)
+    assert (await compare(service, cache, 1)) == (True, True)
+    return service, cache
+
+
 async def compare(service: PracticeService, cache: MemoryCache, user: int) -> Held:
     """In one transaction, as a pick uses the cache: whether the learner was still held after
     the check, and whether the cache gave exactly what the database holds."""
@@ -96,11 +108,7 @@ async def test_kept_states_equal_a_fresh_read_after_every_answer(
 async def test_another_connections_commit_empties_it(
     setup: tuple[PracticeService, MemoryCache],
 ) -> None:
-    service, cache = setup
-    rng = random.Random(2)
-    for _ in range(4):
-        await practise(service, 1, rng)
-    assert (await compare(service, cache, 1)) == (True, True)
+    service, cache = await warmed(setup, seed=2, answers=4)
     other = connect_sync(service.db.path)  # another process's write, say the bot's
     with other:
         qid = other.execute("SELECT question_id FROM memory_states LIMIT 1").fetchone()[0]
@@ -114,11 +122,7 @@ async def test_another_connections_commit_empties_it(
 async def test_a_write_in_process_it_was_not_told_about_empties_it(
     setup: tuple[PracticeService, MemoryCache],
 ) -> None:
-    service, cache = setup
-    rng = random.Random(4)
-    for _ in range(3):
-        await practise(service, 1, rng)
-    assert (await compare(service, cache, 1)) == (True, True)
+    service, cache = await warmed(setup, seed=4, answers=3)
     states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
     qid, state = next(iter(states.items()))
     await service.db.write(
@@ -130,10 +134,7 @@ async def test_a_write_in_process_it_was_not_told_about_empties_it(
 async def test_a_rolled_back_answer_leaves_the_stored_state(
     setup: tuple[PracticeService, MemoryCache],
 ) -> None:
-    service, cache = setup
-    rng = random.Random(6)
-    for _ in range(3):
-        await practise(service, 1, rng)
+    service, cache = await warmed(setup, seed=6, answers=3)
     states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
     qid, state = next(iter(states.items()))
 
