@@ -16,6 +16,7 @@ from bot.learning.memory import (
     MemoryState,
     rating_for,
     recall_probability,
+    recalls,
     replay,
     replay_all,
     review,
@@ -168,3 +169,19 @@ def test_memoised_reviews_equal_the_librarys_over_random_histories() -> None:
             assert ours == theirs
             checked += 1
     assert checked > 1500
+
+
+def test_recalls_in_one_pass_are_the_same_floats_as_one_by_one() -> None:
+    rng = random.Random(5)
+    start = dt.datetime(2027, 1, 4, 8, tzinfo=dt.UTC)
+    memory = {}
+    for i in range(60):
+        q = f"q{i}"
+        for k in range(rng.randint(1, 5)):
+            at = start + dt.timedelta(days=k * rng.choice((1, 3, 9)), minutes=i)
+            memory[q] = review(memory.get(q), Answer(q, at, rng.random() < 0.7))
+    ids = [f"q{i}" for i in range(70)]  # ten never met
+    for at in (start, start + dt.timedelta(days=5, hours=3), start + dt.timedelta(days=80)):
+        for power in (1.0, 0.62, 1.7):
+            expected = {q: recall_probability(memory[q], at) ** power for q in ids if q in memory}
+            assert recalls(memory, ids, at, power) == expected

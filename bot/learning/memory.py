@@ -206,6 +206,22 @@ def recall_probability(state: MemoryState | None, at: dt.datetime) -> float:
     return float((1 + _FACTOR * elapsed / state.stability) ** _DECAY)
 
 
+def recalls(
+    memory: Mapping[str, MemoryState], ids: Iterable[str], at: dt.datetime, power: float = 1.0
+) -> dict[str, float]:
+    """`recall_probability(memory[q], at) ** power` for each of `ids` met in `memory`, the same
+    floats, computed in one pass (the study queue asks this of every question on each pick)."""
+    out: dict[str, float] = {}
+    get = memory.get
+    for q in ids:
+        state = get(q)
+        if state is not None:
+            elapsed = (at - state.last_review).total_seconds() / DAY_SECONDS
+            r = (1 + _FACTOR * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** _DECAY
+            out[q] = r**power
+    return out
+
+
 def recall_after_days(stability: float, days: float) -> float:
     """Retrievability `days` after the last review for a given stability."""
     return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
