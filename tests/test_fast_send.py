@@ -96,7 +96,6 @@ def test_markup_json_is_what_ptb_would_send_for_every_keyboard_the_bot_builds() 
     from bot.telegram.views import keyboards
 
     built = [
-        keyboards.verdict_keyboard(7, "tok1"),
         keyboards.next_keyboard(7),
         keyboards.why_keyboard("https://t.me/quizbot_test_bot?start=why_7"),
         InlineKeyboardMarkup(
@@ -112,3 +111,58 @@ def test_markup_json_is_what_ptb_would_send_for_every_keyboard_the_bot_builds() 
     ]
     for markup in built:
         assert markup_json(markup) == markup.to_dict()
+
+
+def test_the_verdict_keyboard_json_is_what_ptb_would_send_for_it() -> None:
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+    from bot.telegram.views import callbacks, keyboards
+
+    for delivery_id, token in ((7, "tok1"), (123456789012345678, "zz99"), (8, None)):
+        as_ptb = InlineKeyboardMarkup(
+            [
+                [
+                    InlineKeyboardButton(
+                        "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
+                    ),
+                    InlineKeyboardButton(
+                        "All options explained",
+                        callback_data=callbacks.explain(delivery_id, token),
+                    ),
+                ]
+            ]
+        )
+        assert keyboards.verdict_markup(delivery_id, token) == as_ptb.to_dict()
+
+
+async def test_fast_callback_answer_sends_what_callback_query_answer_sends(
+    api: FakeBotApi, bot: ExtBot[None]
+) -> None:
+    from telegram import CallbackQuery, User
+
+    from bot.telegram.outbound.fast_send import answer_callback
+
+    query = CallbackQuery("q1", User(5, "Ann", False), "ci", data="a:1:0")
+    query.set_bot(bot)
+    for text in ("✅ Correct!", None):
+        await query.answer(text)
+        await answer_callback(bot, "q1", text)
+    ptb_1, fast_1, ptb_2, fast_2 = (c.params for c in api.calls_of("answerCallbackQuery"))
+    assert ptb_1 == fast_1 == {"callback_query_id": "q1", "text": "✅ Correct!"}
+    assert ptb_2 == fast_2 == {"callback_query_id": "q1"}
+
+
+async def test_fast_callback_answer_raises_what_callback_query_answer_raises(
+    api: FakeBotApi, bot: ExtBot[None]
+) -> None:
+    from bot.telegram.outbound.fast_send import answer_callback
+
+    too_old = "Bad Request: query is too old and response timeout expired or query id is invalid"
+    api.fail_next("answerCallbackQuery", 400, too_old)
+    with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+        await answer_callback(bot, "q2", "late")
+    with pytest.raises(BadRequest, match=r"(?i)message_too_long"):
+        await answer_callback(bot, "q3", "x" * 201)
+    api.rate_limit(retry_after=2, times=1, method="answerCallbackQuery")
+    with pytest.raises(RetryAfter):
+        await answer_callback(bot, "q4", "hi")

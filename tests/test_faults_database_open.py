@@ -20,7 +20,7 @@ import pytest
 from tests.fakes import TOKEN
 
 REPO = Path(__file__).resolve().parent.parent
-EXIT_WITHIN_S = 20.0  # no hang (it was 45 s and more); ~0.6 s each here, 7 at once on a busy box
+EXIT_WITHIN_S = 30.0  # no hang (it was 45 s and more); ~0.6 s each here, 10 s seen at load 13
 
 
 def random_bytes(tmp: Path) -> Path:

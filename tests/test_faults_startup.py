@@ -90,6 +90,18 @@ def test_malformed_bot_api_url_exits_with_one_line(tmp_path: Path) -> None:
     ]
 
 
+def wait_until_caught(pid: int, signum: int, timeout: float = 60.0) -> None:
+    """Block until process `pid` has a handler for `signum` (Linux: SigCgt in /proc)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) >> (signum - 1) & 1:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} never caught signal {signum}")
+
+
 @pytest.mark.slow
 def test_sighup_early_and_500s_at_start_do_not_stop_the_bot(tmp_path: Path) -> None:
     api = FakeBotApi()  # getMe's retries are checked in process above
@@ -99,6 +111,9 @@ def test_sighup_early_and_500s_at_start_do_not_stop_the_bot(tmp_path: Path) -> N
         bot = BotProcess(server, tmp_path)
         with bot:
             assert bot.proc is not None
+            # The first thing `quizbot` does is catch SIGHUP; before that the interpreter is
+            # still starting (seconds on a loaded machine) and the default action would end it.
+            wait_until_caught(bot.proc.pid, signal.SIGHUP)
             started = time.monotonic()
             for at in (0.15, 0.4, 0.8):  # reloads asked for while the bot is still starting
                 time.sleep(max(0.0, started + at - time.monotonic()))

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
 
 import pytest
-from fsrs import Rating
+from fsrs import Card, Rating, State
 
 from bot.bank.models import Question
 from bot.learning.memory import (
+    SCHEDULER,
     Answer,
     Confidence,
     MemoryState,
     rating_for,
     recall_probability,
+    recalls,
     replay,
     replay_all,
     review,
@@ -109,3 +112,76 @@ def test_misconception_activates_then_resolves_after_two_avoidances() -> None:
     states |= after_answer(states, q2, [0], T0 + 4 * DAY)
     assert not states["mis-a"].active and states["mis-a"].resolved_at == T0 + 4 * DAY
     assert after_answer(states, question("plain"), [1], T0) == {}
+
+
+def _library_review(state: MemoryState | None, answer: Answer) -> MemoryState:
+    """The review as py-fsrs computes it, a Card per call (the memoised path must equal it)."""
+    at = answer.at
+    rating = rating_for(answer.correct, answer.confidence)
+    if state is None:
+        card = Card(card_id=1, state=State.Learning, due=at)
+        reps, lapses, predicted, right = 0, 0, 0.0, 0
+    else:
+        card = Card(
+            card_id=1,
+            state=State.Review,
+            step=None,
+            stability=state.stability,
+            difficulty=state.difficulty,
+            due=state.due,
+            last_review=state.last_review,
+        )
+        reps, lapses = state.reps, state.lapses
+        at = max(at, state.last_review)
+        predicted = state.predicted_recall + recall_probability(state, at)
+        right = state.review_right + answer.correct
+    card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
+    assert card.stability is not None and card.difficulty is not None
+    return MemoryState(
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=at,
+        reps=reps + 1,
+        lapses=lapses + (rating is Rating.Again),
+        last_correct=answer.correct,
+        last_confidence=answer.confidence,
+        first_correct=answer.correct if state is None else state.first_correct,
+        predicted_recall=predicted,
+        review_right=right,
+    )
+
+
+def test_memoised_reviews_equal_the_librarys_over_random_histories() -> None:
+    rng = random.Random(20261201)
+    gaps = [0.0, 0.01, 0.5, 0.99, 1.0, 1.5, 2.0, 3.7, 7.0, 30.0, 365.0, 4000.0]
+    checked = 0
+    for _ in range(400):
+        ours: MemoryState | None = None
+        theirs: MemoryState | None = None
+        at = T0 + dt.timedelta(seconds=rng.randrange(86_400 * 30))
+        for _ in range(rng.randint(1, 12)):
+            gap = rng.choice(gaps) if rng.random() < 0.5 else rng.uniform(0, 60)
+            at += dt.timedelta(days=gap) * (-0.01 if rng.random() < 0.03 else 1)  # skew too
+            confidence = rng.choice([None, Confidence.SURE, Confidence.UNSURE])
+            answer = Answer("q", at, rng.random() < 0.6, confidence)
+            ours, theirs = review(ours, answer), _library_review(theirs, answer)
+            assert ours == theirs
+            checked += 1
+    assert checked > 1500
+
+
+def test_recalls_in_one_pass_are_the_same_floats_as_one_by_one() -> None:
+    rng = random.Random(5)
+    start = dt.datetime(2027, 1, 4, 8, tzinfo=dt.UTC)
+    memory = {}
+    for i in range(60):
+        q = f"q{i}"
+        for k in range(rng.randint(1, 5)):
+            at = start + dt.timedelta(days=k * rng.choice((1, 3, 9)), minutes=i)
+            memory[q] = review(memory.get(q), Answer(q, at, rng.random() < 0.7))
+    ids = [f"q{i}" for i in range(70)]  # ten never met
+    for at in (start, start + dt.timedelta(days=5, hours=3), start + dt.timedelta(days=80)):
+        for power in (1.0, 0.62, 1.7):
+            expected = {q: recall_probability(memory[q], at) ** power for q in ids if q in memory}
+            assert recalls(memory, ids, at, power) == expected

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from dataclasses import replace
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import Answer, MemoryState, review
-from bot.learning.readiness import MIN_ANSWERS, MockResult, p_right, readiness
+from bot.learning.memory import (
+    Answer,
+    MemoryState,
+    forgetting_exponent,
+    recall_probability,
+    review,
+)
+from bot.learning.readiness import (
+    MIN_ANSWERS,
+    MockResult,
+    p_right,
+    readiness,
+    thin_tail_weight,
+)
 from bot.learning.simulate.generated_bank import generate_bank
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
@@ -81,3 +94,67 @@ def test_a_mock_result_pulls_the_topic_score_toward_it() -> None:
     assert after < before - 20
     stale = MockResult(now - 60 * DAY, {topic: (2, 10)})
     assert readiness(PLAN, memory, now, mocks=[stale]).topics[topic].score == before
+
+
+def test_thin_tail_weight_grows_only_with_faster_forgetting_than_fsrs() -> None:
+    assert thin_tail_weight(0.6) == 0.0 and thin_tail_weight(1.0) == 0.0
+    assert abs(thin_tail_weight(1.4) - 0.4) < 1e-9 and thin_tail_weight(3.0) == 1.0
+
+
+def _with_reviews(predicted: float, right: int, n: int) -> dict[str, MemoryState]:
+    """Every question met twice, its review history replaced by `right` of `n` at `predicted`."""
+    memory = _answered(list(PLAN.questions), True, reviews=2)
+    share = 1.0 / len(memory)
+    return {
+        q: replace(s, predicted_recall=predicted * n * share, review_right=0)
+        for q, s in memory.items()
+    } | {
+        q: replace(memory[q], predicted_recall=predicted * n * share, review_right=1)
+        for q in list(memory)[:right]
+    }
+
+
+def test_a_learner_forgetting_faster_than_fsrs_gets_the_thin_tail_and_a_lower_estimate() -> None:
+    long_after = T0 + 60 * DAY  # weeks past the last review: where the two curves disagree
+    as_predicted = _with_reviews(0.9, right=72, n=80)  # reviews went as FSRS said
+    worse = _with_reviews(0.9, right=30, n=80)  # reviews went much worse
+    g_fast = forgetting_exponent(worse.values(), PLAN.mean_chance)
+    assert g_fast > 1.5 and thin_tail_weight(g_fast) > 0.5
+    a = readiness(PLAN, as_predicted, long_after)
+    b = readiness(PLAN, worse, long_after)
+    assert a.score is not None and b.score is not None and b.score < a.score
+    # at g >= 2 every met question follows the exponential curve through FSRS's stability
+    assert thin_tail_weight(g_fast) == 1.0
+    expected = 0.0
+    for q, state in worse.items():
+        days = (long_after - state.last_review) / DAY
+        expected += PLAN.value[q] * p_right(0.9 ** (days / state.stability), PLAN.chance[q])
+    assert abs(b.score - 100 * expected / sum(PLAN.value.values())) < 0.01
+    fsrs_only = sum(recall_probability(s, long_after) for s in worse.values()) / len(worse)
+    assert fsrs_only > 0.7  # what the heavy tail alone would have claimed
+
+
+def test_the_lower_end_allows_for_thin_tailed_forgetting_long_after_review() -> None:
+    memory = _answered(list(PLAN.questions), True, reviews=2)  # no review outcomes yet: g = 1
+    fresh = readiness(PLAN, memory, T0 + 4 * DAY)
+    stale = readiness(PLAN, memory, T0 + 90 * DAY)
+    for r in (fresh, stale):
+        assert r.score is not None and r.low is not None and r.high is not None
+        assert r.low <= r.score <= r.high
+    assert fresh.score is not None and fresh.low is not None and fresh.high is not None
+    assert stale.score is not None and stale.low is not None and stale.high is not None
+    # the range reaches further down once FSRS and the thin tail part, not above
+    assert (stale.score - stale.low) > (fresh.score - fresh.low) + 10
+    assert (stale.score - stale.low) > (stale.high - stale.score) + 10
+
+
+def test_the_range_reaches_further_down_for_a_learner_forgetting_faster_than_fsrs() -> None:
+    soon = T0 + 4 * DAY  # shortly after review: the tail gap is small for both
+    as_predicted = readiness(PLAN, _with_reviews(0.9, right=72, n=80), soon)
+    worse = readiness(PLAN, _with_reviews(0.9, right=30, n=80), soon)
+    for r in (as_predicted, worse):
+        assert r.score is not None and r.low is not None and r.high is not None
+    assert as_predicted.score is not None and as_predicted.low is not None
+    assert worse.score is not None and worse.low is not None and worse.high is not None
+    assert worse.score - worse.low > 2 * (as_predicted.score - as_predicted.low)
+    assert worse.high - worse.score < worse.score - worse.low  # widened downward only

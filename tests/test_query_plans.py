@@ -17,6 +17,7 @@ import pytest
 
 from bot.domain.models import Learner
 from bot.storage import (
+    answer_sql,
     group_sql,
     history_sql,
     learning_sql,
@@ -111,6 +112,7 @@ def _answer(c: sqlite3.Connection) -> None:
     practice_sql.existing_answer(c, did, 1)
     practice_sql.answer_count(c, did)
     practice_sql.pending_choice(c, did, 1)
+    answer_sql.answer_context(c, did, 1)
 
 
 HOT: dict[str, Callable[[sqlite3.Connection], object]] = {

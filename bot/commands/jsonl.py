@@ -129,6 +129,14 @@ class JsonlSession:
         except BadRequest as err:
             return error(str(err), user)
 
+    def forget(self) -> None:
+        """Drop what the session keeps between requests (after a transaction that failed to
+        commit, it may name deliveries and states that were never stored)."""
+        self._users.clear()
+        self._open.clear()
+        if self.service.memory_cache is not None:
+            self.service.memory_cache.clear()
+
     async def _learner(self, user: int) -> Learner:
         """The learner, moved to this run's bank on first use (their topic kept if it is)."""
         if user not in self._users:

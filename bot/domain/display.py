@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterable
+from functools import lru_cache
 
 from bot.bank.models import Question
 
@@ -33,6 +34,8 @@ def encode_order(order: Order) -> str:
     return ",".join(str(i) for i in order)
 
 
+# Every answer decodes its delivery's order, and a question has a few orders in use at once.
+@lru_cache(maxsize=1 << 14)
 def decode_order(text: str | None, n_options: int) -> Order:
     """Inverse of encode_order; file order when nothing (or something unusable) is stored."""
     identity = tuple(range(n_options))

@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
@@ -120,30 +121,23 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     at = _utc(answer.at)
     rating = rating_for(answer.correct, answer.confidence)
     if state is None:
-        card = Card(card_id=1, state=State.Learning, due=at)
+        stability, difficulty, interval = _scheduled(None, None, 0, rating)
         reps, lapses, predicted, right = 0, 0, 0.0, 0
     else:
-        card = Card(
-            card_id=1,
-            state=State.Review,
-            step=None,
-            stability=state.stability,
-            difficulty=state.difficulty,
-            due=state.due,
-            last_review=state.last_review,
-        )
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
         predicted = state.predicted_recall + recall_probability(state, at)
         right = state.review_right + answer.correct
-    card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
-    assert card.stability is not None and card.difficulty is not None
+        days = (at - state.last_review).days
+        stability, difficulty, interval = _scheduled(
+            state.stability, state.difficulty, days, rating
+        )
     return MemoryState(
-        stability=card.stability,
-        difficulty=card.difficulty,
-        due=card.due,
+        stability=stability,
+        difficulty=difficulty,
+        due=at + interval,
         last_review=at,
         reps=reps + 1,
         lapses=lapses + (rating is Rating.Again),
@@ -153,6 +147,38 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         predicted_recall=predicted,
         review_right=right,
     )
+
+
+_EPOCH = dt.datetime(2000, 1, 1, tzinfo=UTC)
+
+
+# FSRS reads nothing of a card in review but its stability, difficulty and the whole days since
+# its last review, and schedules whole days (no fuzzing, no learning steps): the library's
+# answer is memoised on those and the grade. Learners walk the same few paths (a right first
+# answer, then a wrong one two days later...), so most answers meet a known case; the library
+# builds a Card, copies it and a ReviewLog per call (~40 µs). tests/test_learning_memory.py
+# checks the memoised states equal the library's own over thousands of random histories.
+@lru_cache(maxsize=1 << 16)
+def _scheduled(
+    stability: float | None, difficulty: float | None, days: int, rating: Rating
+) -> tuple[float, float, dt.timedelta]:
+    """FSRS's new stability, difficulty and interval for a card (None: never reviewed)."""
+    if stability is None or difficulty is None:
+        card = Card(card_id=1, state=State.Learning, due=_EPOCH)
+    else:
+        card = Card(
+            card_id=1,
+            state=State.Review,
+            step=None,
+            stability=stability,
+            difficulty=difficulty,
+            due=_EPOCH,
+            last_review=_EPOCH,
+        )
+    at = _EPOCH + dt.timedelta(days=days)
+    card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
+    assert card.stability is not None and card.difficulty is not None
+    return card.stability, card.difficulty, card.due - at
 
 
 def replay(history: Iterable[Answer]) -> MemoryState | None:
@@ -178,6 +204,22 @@ def recall_probability(state: MemoryState | None, at: dt.datetime) -> float:
         return 0.0
     elapsed = max(0.0, (at - state.last_review).total_seconds() / DAY_SECONDS)
     return float((1 + _FACTOR * elapsed / state.stability) ** _DECAY)
+
+
+def recalls(
+    memory: Mapping[str, MemoryState], ids: Iterable[str], at: dt.datetime, power: float = 1.0
+) -> dict[str, float]:
+    """`recall_probability(memory[q], at) ** power` for each of `ids` met in `memory`, the same
+    floats, computed in one pass (the study queue asks this of every question on each pick)."""
+    out: dict[str, float] = {}
+    get = memory.get
+    for q in ids:
+        state = get(q)
+        if state is not None:
+            elapsed = (at - state.last_review).total_seconds() / DAY_SECONDS
+            r = (1 + _FACTOR * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** _DECAY
+            out[q] = r**power
+    return out
 
 
 def recall_after_days(stability: float, days: float) -> float:

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
+from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability, recalls
 from bot.learning.misconceptions import MisconceptionState
 
 DEFAULT_HORIZON_DAYS = 30
@@ -213,7 +213,7 @@ def choose_next(
     unmet = _unmet_by_topic(plan, learner, pool)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
-    recall = {q: recall_probability(memory[q], now) ** g for q in pool if q in memory}
+    recall = recalls(memory, pool, now, g)
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
     today = learner.today

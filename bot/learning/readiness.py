@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
+from bot.learning.memory import DAY_SECONDS, MemoryState, forgetting_exponent, recall_probability
 
 MIN_ANSWERS = 40
 MIN_MET_PER_TOPIC = 3  # answered questions before a topic counts as met for the estimate
@@ -19,6 +19,14 @@ MIN_BLUEPRINT_MET = 0.5  # share of the blueprint weight in topics met
 # per unit of blueprint weight resting on memory rather than on first-attempt evidence).
 MODEL_SD = 0.06
 Z90 = 1.645
+# A thin-tailed alternative to FSRS-6's curve: exponential forgetting (Ebbinghaus; half-life
+# regression), recall = TAIL_BASE ** (elapsed / stability), 90% at one stability like FSRS.
+# FSRS-6's power-law tail is heavy: a question met once or twice and left for weeks keeps a
+# predicted recall of 0.6-0.8. A learner's reviews, made when the queue chose, cannot tell the
+# two shapes apart, but a learner whose reviews go worse than FSRS predicts (exponent g > 1)
+# is the one for whom the heavy tail is least credible, so the estimate moves toward the thin
+# tail by g - 1 (fully at g >= 2), and the lower end of the range always allows for it.
+TAIL_BASE = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,21 +81,27 @@ def readiness(
     when = at or now
     abilities = topic_abilities(plan, memory)
     g = forgetting_exponent(memory.values(), plan.mean_chance)
+    thin = thin_tail_weight(g)
     answers = sum(s.reps for q, s in memory.items() if q in plan.questions)
     topics: dict[str, TopicReadiness] = {}
-    mean = var_sampling = var_model = 0.0
+    mean = var_sampling = var_model = thin_tail = 0.0
     weight_total = sum(w for t, w in plan.weight.items() if plan.by_topic.get(t))
     for topic, ids in plan.by_topic.items():
         if not ids:
             continue
         a = abilities[topic]
         probs = []
+        tail_gap = 0.0  # summed P(right) lost if memory decays exponentially, not as FSRS says
         for q in ids:
             state = memory.get(q)
             if state is None:
                 probs.append(a.rate)
             else:
-                probs.append(p_right(recall_probability(state, when) ** g, plan.chance[q]))
+                heavy = recall_probability(state, when) ** g
+                r_thin = _thin_tail_recall(state, when)
+                p = p_right((1.0 - thin) * heavy + thin * r_thin, plan.chance[q])
+                probs.append(p)
+                tail_gap += max(0.0, p - p_right(r_thin, plan.chance[q]))
         score = sum(probs) / len(ids)
         right, asked = _mock_evidence(mocks, topic, now)
         if asked:
@@ -97,6 +111,7 @@ def readiness(
         topics[topic] = TopicReadiness(score=100 * score, met=a.met_share)
         w = plan.weight[topic] / weight_total
         mean += w * score
+        thin_tail += w * tail_gap / len(ids)
         unmet = 1.0 - a.met_share
         var_sampling += (w * unmet) ** 2 * a.rate * (1 - a.rate) / (a.met + 5.0)
         var_model += (w * a.met_share * MODEL_SD) ** 2
@@ -123,12 +138,15 @@ def readiness(
             missing,
         )
     sd = math.sqrt(var_sampling + var_model + (MODEL_SD / 3) ** 2)
+    # Downward, the model error grows with g: the further the learner's reviews depart from
+    # FSRS toward forgetting, the less its stabilities (not only its tail) can be trusted.
+    sd_low = math.sqrt(var_sampling + (var_model + (MODEL_SD / 3) ** 2) * max(1.0, g) ** 2)
     score = 100 * mean
     z = (mean - plan.passing_score / 100) / sd
     return Readiness(
         True,
         score,
-        max(0.0, 100 * (mean - Z90 * sd)),
+        max(0.0, 100 * (mean - thin_tail - Z90 * sd_low)),
         min(100.0, 100 * (mean + Z90 * sd)),
         _normal_cdf(z),
         plan.passing_score,
@@ -137,6 +155,16 @@ def readiness(
         0,
         missing,
     )
+
+
+def thin_tail_weight(g: float) -> float:
+    """Weight of the thin-tailed curve: 0 unless reviews show faster forgetting than FSRS."""
+    return min(1.0, max(0.0, g - 1.0))
+
+
+def _thin_tail_recall(state: MemoryState, at: dt.datetime) -> float:
+    elapsed = max(0.0, (at - state.last_review).total_seconds() / DAY_SECONDS)
+    return float(TAIL_BASE ** (elapsed / state.stability))
 
 
 MOCK_PSEUDO = 10.0

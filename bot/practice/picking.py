@@ -27,6 +27,7 @@ from bot.learning.memory import from_timestamp
 from bot.practice.catalog import Catalog
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
+from bot.storage.memory_cache import MemoryCache
 from bot.storage.practice_sql import DeliveryRecord
 
 TOKEN_CHARS = string.ascii_lowercase + string.digits
@@ -120,13 +121,16 @@ def pick_for_learner(
     now: float,
     timezone: str,
     mistakes: bool = False,
+    cache: MemoryCache | None = None,
 ) -> Delivery | None:
     """The learner's next question by the study queue (`bot.learning.queue.choose_next`), or
     with `mistakes` the most forgotten question whose last answer was wrong; recorded.
-    None when the topic has no question (or, with `mistakes`, no mistake is left)."""
+    None when the topic has no question (or, with `mistakes`, no mistake is left).
+    `cache`: the states kept since the last pick (checked by the caller's transaction)."""
     topic = topic if topic and bank.meta.topic(topic) else None
     plan = catalog.blueprint(bank)
-    memory = lsql.memory_states(conn, user_id, bank.id)
+    reads = lsql if cache is None else cache  # the same two reads, from the cache if any
+    memory = reads.memory_states(conn, user_id, bank.id)
     last = lsql.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
     if mistakes:
@@ -138,7 +142,7 @@ def pick_for_learner(
             today=queue.today_from_memory(memory, date, start),
             exam_date=lsql.exam_date(conn, user_id, bank.id),
             topic=topic if topic and plan.by_topic.get(topic) else None,
-            misconceptions=lsql.misconception_states(conn, user_id, bank.id),
+            misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
         )
         pick = queue.choose_next(plan, learner, at, rng)

@@ -21,16 +21,18 @@ from bot.domain.models import (
     Stats,
     TopicStats,
 )
-from bot.learning.memory import Answer, Confidence, from_timestamp
+from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
+from bot.learning.misconceptions import tagged_options
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.learning_service import LearningService
 from bot.practice.picking import delivery_from, pick_for_learner
 from bot.practice.picking import record as record_delivery
+from bot.storage import answer_sql, summaries
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
-from bot.storage import summaries
 from bot.storage.db import Database
+from bot.storage.memory_cache import MemoryCache
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
 
@@ -46,8 +48,12 @@ class PracticeService:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         default_timezone: str = "UTC",
+        memory_cache: MemoryCache | None = None,
     ) -> None:
+        """`memory_cache`: keep learners' memory states between picks (a process whose
+        learners practise only through this service: `quizbot play --jsonl`)."""
         self.db = db
+        self.memory_cache = memory_cache
         self.catalog = catalog
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
@@ -99,12 +105,18 @@ class PracticeService:
         now = self.clock.now()
 
         def pick(conn: sqlite3.Connection) -> Delivery | None:
+            cache = self.memory_cache
+            if cache is not None:
+                cache.check(conn)
             sql.upsert_user(conn, learner, now)
             mode = source
             before = sql.delivery_record(conn, after) if after is not None else None
             if before is not None and before.source is Source.MISTAKES:
                 mode = Source.MISTAKES
-            return self.pick(conn, chat_id, learner.id, mode, now)
+            found = self.pick(conn, chat_id, learner.id, mode, now, cache=cache)
+            if cache is not None:
+                cache.settle(conn)
+            return found
 
         return await self.db.write(pick)
 
@@ -118,6 +130,7 @@ class PracticeService:
         *,
         bank_id: str | None = None,
         topic: str | None = None,
+        cache: MemoryCache | None = None,
     ) -> Delivery | None:
         """The learner's next question in their bank and topic (or the ones given), recorded,
         inside a caller's transaction (the daily push claims a batch with it)."""
@@ -135,6 +148,7 @@ class PracticeService:
             now=now,
             timezone=prefs.timezone or self.default_timezone,
             mistakes=source is Source.MISTAKES,
+            cache=cache,
         )
 
     def pick_daily(
@@ -179,7 +193,12 @@ class PracticeService:
     ) -> tuple[DeliveryRecord | None, Delivery | None, AnswerStatus | None]:
         """The delivery behind a button (its question as the learner saw it), or why the
         press cannot count."""
-        record = sql.delivery_record(conn, delivery_id)
+        return self._checked(sql.delivery_record(conn, delivery_id), chat_id, now, token)
+
+    def _checked(
+        self, record: DeliveryRecord | None, chat_id: int, now: float, token: str | None
+    ) -> tuple[DeliveryRecord | None, Delivery | None, AnswerStatus | None]:
+        """`_check` of a delivery row read already."""
         if record is None or record.chat_id != chat_id:
             return None, None, AnswerStatus.UNKNOWN
         if token is not None and token != (record.token or ""):
@@ -221,10 +240,16 @@ class PracticeService:
         now = self.clock.now()
 
         def record(c: sqlite3.Connection) -> AnswerOutcome:
-            return self._record(
+            cache = self.memory_cache
+            if cache is not None:
+                cache.check(c)
+            outcome = self._record(
                 c, delivery_id, learner, chat_id, chosen, now, token, kind,
                 confidence=confidence, seconds=seconds,
             )  # fmt: skip
+            if cache is not None:
+                cache.settle(c)
+            return outcome
 
         return await self.db.write(record)
 
@@ -262,8 +287,10 @@ class PracticeService:
         """The answer transaction: the answer row, the memory state and the misconceptions
         change together or not at all. chosen None means the options held so far (Submit, or
         the Sure/Unsure tap); positions are as displayed, the row stores file indices."""
-        row, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
-        if problem is not None or row is None or delivery is None:
+        context = answer_sql.answer_context(conn, delivery_id, learner.id)
+        record = None if context is None else context.delivery
+        row, delivery, problem = self._checked(record, chat_id, now, token)
+        if problem is not None or row is None or delivery is None or context is None:
             return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
         question = delivery.question
         if kind is not None and kind is not question.kind:
@@ -280,7 +307,7 @@ class PracticeService:
             question.kind is Kind.SINGLE and len(chosen) != 1
         ):
             return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
-        if confidence is None and not group and lsql.learning_prefs(conn, learner.id).confidence:
+        if confidence is None and not group and context.confidence:
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)
             sql.set_pending_choice(conn, delivery_id, learner.id, grading.encode_choice(chosen))
@@ -302,10 +329,13 @@ class PracticeService:
             confidence=confidence.value if confidence else None,
             default_timezone=self.default_timezone,
             seconds=seconds,
+            timezone=context.timezone,
         )
         if not fresh:
             return self._already(conn, delivery, learner.id)
-        self._learn(conn, row, learner.id, file_chosen, correct, now, confidence, seconds)
+        self._learn(
+            conn, row, learner.id, file_chosen, correct, now, confidence, seconds, context.memory
+        )
         if question.kind is Kind.MULTIPLE or confidence is not None:
             sql.clear_pending_choice(conn, delivery_id, learner.id)
         count = sql.answer_count(conn, delivery_id) if group else 0
@@ -340,14 +370,22 @@ class PracticeService:
         correct: bool,
         now: float,
         confidence: Confidence | None,
-        seconds: float | None = None,
+        seconds: float | None,
+        before: MemoryState | None,
     ) -> None:
-        """The memory model and misconceptions take in a newly recorded answer."""
+        """The memory model and misconceptions take in a newly recorded answer (`before`: the
+        question's memory state read in this transaction)."""
         at = from_timestamp(now)
         took = max(0.0, now - row.sent_at) if seconds is None else seconds
         answer = Answer(row.question_id, at, correct, confidence, took)
-        lsql.review_answer(conn, user_id, row.bank_id, answer)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
+        if self.memory_cache is not None:
+            # Before the writes: should this transaction roll back, the rows are re-read.
+            tagged = question is not None and bool(tagged_options(question))
+            self.memory_cache.answered(
+                user_id, row.bank_id, row.question_id, misconceptions=tagged
+            )
+        lsql.review_from(conn, user_id, row.bank_id, answer, before)
         if question is not None:
             lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
 

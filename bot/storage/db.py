@@ -14,6 +14,9 @@ leaderboard) inside one read transaction on a small pool of reader threads, each
 connection, again one round trip: aiosqlite would need one per statement and cannot hold a
 snapshot across Python code between them. Single queries (`fetchall`, `fetchone`) go through
 an aiosqlite connection (`execute_fetchall`: one round trip per query).
+
+Checkpoints stay off the writer too (`checkpoints.py`): a thread of their own copies the WAL
+into the database file, so no COMMIT of a learner's write waits for a checkpoint's syncs.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
 from bot.storage.migrations import apply_migrations
 
 log = logging.getLogger(__name__)
@@ -176,9 +180,13 @@ class Database:
     trip, and none is acknowledged before its transaction is durable.
     """
 
-    def __init__(self, path: Path | str, *, default_timezone: str = "UTC") -> None:
+    def __init__(
+        self, path: Path | str, *, default_timezone: str = "UTC", wal: WalPolicy | None = None
+    ) -> None:
         self.path = Path(path)
         self.default_timezone = default_timezone  # for backfills of per-zone summaries
+        self.wal_policy = wal or WalPolicy()
+        self.wal: WalKeeper | None = None
         self._conn: sqlite3.Connection | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
@@ -209,14 +217,29 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
+        await self.call(functools.partial(configure_writer, policy=self.wal_policy))
+        try:
+            # A new WAL's header is synced by its first write: this one, not a learner's.
+            await self.call(functools.partial(run_transaction, fn=restart_wal))
+        except sqlite3.OperationalError:  # the write lock held elsewhere: a learner's then
+            log.debug("database %s: no WAL warm-up write", self.path, exc_info=True)
         self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="quizbot-read")
         self._aio = await aiosqlite.connect(self.path)
         self._aio.row_factory = sqlite3.Row
         for pragma in ("foreign_keys=ON", "busy_timeout=5000", "query_only=ON"):
             await self._aio.execute(f"PRAGMA {pragma}")
+        self.wal = WalKeeper(
+            functools.partial(connect_sync, self.path),
+            self.wal_policy,
+            restart=lambda: self.write(restart_wal),
+            writing=self._writing,
+        )
 
     async def close(self) -> None:
         """Finish queued writes, then close the connection (idempotent)."""
+        if self.wal is not None:
+            wal, self.wal = self.wal, None
+            await wal.close()
         if self._flusher is not None and not self._flusher.done():
             await self._flusher
         aio, readers = self._aio, self._readers
@@ -265,6 +288,9 @@ class Database:
                 raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
             raise
 
+    def _writing(self) -> bool:
+        return bool(self._queue) or not (self._flusher is None or self._flusher.done())
+
     async def _flush(self) -> None:
         while self._queue:
             batch, self._queue = self._queue, []
@@ -278,6 +304,8 @@ class Database:
                 if not isinstance(err, Exception):
                     raise
                 continue
+            if self.wal is not None:
+                self.wal.committed()
             for (_, future), (ok, value) in zip(batch, results, strict=True):
                 if future.done():
                     continue

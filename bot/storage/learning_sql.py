@@ -39,6 +39,11 @@ def _parsed(row: tuple[object, ...]) -> MemoryState:
     return MemoryState.from_row(dict(zip(MEMORY_COLUMNS, row, strict=True)))
 
 
+def state_of(row: tuple[object, ...]) -> MemoryState:
+    """A MemoryState from the MEMORY_COLUMNS of a row, in that order."""
+    return _parsed(row)
+
+
 def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
     """A learner's memory of every question met in a bank, by question id."""
     rows = _tuples(conn).execute(
@@ -83,6 +88,17 @@ def review_answer(
 ) -> MemoryState:
     """Apply one answer to the stored memory of its question; returns the new state."""
     before = memory_state(conn, user_id, bank_id, answer.question_id)
+    return review_from(conn, user_id, bank_id, answer, before)
+
+
+def review_from(
+    conn: sqlite3.Connection,
+    user_id: int,
+    bank_id: str,
+    answer: Answer,
+    before: MemoryState | None,
+) -> MemoryState:
+    """`review_answer` when the caller read the stored state (`before`) in this transaction."""
     after = review(before, answer)
     save_memory(conn, user_id, bank_id, answer.question_id, after)
     return after

@@ -5,12 +5,15 @@ They return frozen dataclasses, never `sqlite3.Row`."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bot.domain.grading import decode_choice
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import Learner
 from bot.storage import summaries
+from bot.storage.summaries import UNREAD, Unread
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,16 +173,22 @@ def set_delivery_message(conn: sqlite3.Connection, delivery_id: int, message_id:
     conn.execute("UPDATE deliveries SET message_id = ? WHERE id = ?", (message_id, delivery_id))
 
 
+DELIVERY_COLUMNS = (
+    "id", "chat_id", "message_id", "user_id", "bank_id", "question_id", "source", "sent_at",
+    "closes_at", "closed_at", "poll_id", "option_order", "version", "token",
+)  # fmt: skip
+
+
 def delivery_record(conn: sqlite3.Connection, delivery_id: int) -> DeliveryRecord | None:
     """One delivery, or None."""
     row = conn.execute(
-        "SELECT id, chat_id, message_id, user_id, bank_id, question_id, source, sent_at,"
-        " closes_at, closed_at, poll_id, option_order, version, token FROM deliveries"
-        " WHERE id = ?",
-        (delivery_id,),
+        f"SELECT {', '.join(DELIVERY_COLUMNS)} FROM deliveries WHERE id = ?", (delivery_id,)
     ).fetchone()
-    if row is None:
-        return None
+    return None if row is None else delivery_of_row(row)
+
+
+def delivery_of_row(row: Sequence[Any]) -> DeliveryRecord:
+    """A DeliveryRecord from the DELIVERY_COLUMNS of a row, in that order."""
     did, chat_id, message_id, user_id, bank_id, question_id, source, *rest = row
     sent_at, closes_at, closed_at, poll_id, option_order, version, token = rest
     return DeliveryRecord(
@@ -200,11 +209,12 @@ def insert_answer(
     confidence: str | None = None,
     default_timezone: str = "UTC",
     seconds: float | None = None,
+    timezone: str | Unread | None = UNREAD,
 ) -> bool:
     """Record an answer (chosen in FILE order; response time as the client measured it, else
     from the delivery; never graded) and count it in the summaries; False when this user had
     already answered this delivery. `default_timezone`: the zone of a learner or chat that set
-    none."""
+    none; `timezone`: the learner's own, when the caller has read it already."""
     cur = conn.execute(
         "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic, chosen,"
         " correct, answered_at, time_to_answer_ms, confidence)"
@@ -235,6 +245,7 @@ def insert_answer(
         correct=correct,
         now=now,
         default_timezone=default_timezone,
+        timezone=timezone,
     )
     return True
 

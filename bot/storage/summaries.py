@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
+from enum import Enum, auto
 from zoneinfo import ZoneInfo
 
 from bot.domain import zones
@@ -23,6 +24,15 @@ def _zone(name: str | None, default: str) -> ZoneInfo:
     return zones.zone(name or default) or zones.zone(default) or ZoneInfo("UTC")
 
 
+class Unread(Enum):
+    """A value the caller has not read: the callee reads it."""
+
+    UNREAD = auto()
+
+
+UNREAD = Unread.UNREAD
+
+
 def add_answer(
     conn: sqlite3.Connection,
     *,
@@ -33,8 +43,10 @@ def add_answer(
     correct: bool,
     now: float,
     default_timezone: str,
+    timezone: str | Unread | None = UNREAD,
 ) -> None:
-    """Count one new answer in every summary (inside the transaction that inserted it)."""
+    """Count one new answer in every summary (inside the transaction that inserted it).
+    `timezone`: the learner's own (None: unset), when the caller has read it already."""
     hit = int(correct)
     conn.execute(
         "INSERT INTO learner_topics (user_id, bank_id, topic, answered, correct)"
@@ -42,8 +54,10 @@ def add_answer(
         " correct = correct + excluded.correct",
         (user_id, bank_id, topic, hit),
     )
-    row = conn.execute("SELECT timezone FROM users WHERE id = ?", (user_id,)).fetchone()
-    day = day_key(now, _zone(row[0] if row else None, default_timezone))
+    if timezone is UNREAD:
+        row = conn.execute("SELECT timezone FROM users WHERE id = ?", (user_id,)).fetchone()
+        timezone = row[0] if row else None
+    day = day_key(now, _zone(timezone, default_timezone))
     conn.execute(
         "INSERT INTO learner_days (user_id, local_date, answered) VALUES (?, ?, 1)"
         " ON CONFLICT DO UPDATE SET answered = answered + 1",

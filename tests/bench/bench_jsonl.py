@@ -3,10 +3,13 @@
 Each rep starts from a fresh SQLite file with the bundled bank. (a) the program as a process,
 driven by a client that waits for each reply before it sends the next request (what a front end
 or test rig sees: pipes, JSON both ways, the engine, a durable write per request); (b) the same
-protocol module in process (no pipes, no process start). Users answer in turn, each question
-answered as its first `select` options. Each mode prints pairs per wall second and per CPU
-second of the program (the second does not depend on what else runs on the machine; the
-program, its database thread included, uses one core at most). Target: (a) ≥ 2,000 pairs/s.
+session in process (no pipes, no process start); (c) with 100 users, the program driven by a
+client that pipelines: it sends the next request of every user, then reads the 100 replies, then
+sends the 100 answers (a notebook or test rig that plays many learners at once; the program
+serves what arrived together in one transaction). Users answer in turn, each question answered
+as its first `select` options. Each mode prints pairs per wall second and per CPU second of the
+program (the second depends less on what else runs on the machine). Target: (a) ≥ 2,000
+pairs/s.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import asyncio
 import datetime as dt
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -24,13 +26,11 @@ import time
 from pathlib import Path
 
 from bot.bank.loader import load_banks
-from bot.commands.jsonl import JsonlSession
+from bot.commands.jsonl_io import new_session
 from bot.config import BUNDLED_QUESTIONS
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
-from bot.practice.readiness_service import ReadinessService
-from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.inline_db import InlineDatabase
 
 PAIRS = 2_000
 REPS = 3
@@ -57,8 +57,9 @@ def cpu_seconds(pid: int) -> float:
 Rate = tuple[float, float]  # pairs per wall second, pairs per CPU second of the program
 
 
-def as_process(users: int) -> Rate:
-    """Pairs per second through the real program's stdin and stdout."""
+def as_process(users: int, pipelined: bool = False) -> Rate:
+    """Pairs per second through the real program's stdin and stdout (with `pipelined`, the
+    requests of all users sent before their replies are read)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "QUIZBOT_DB": str(Path(tmp) / "bench.sqlite3")}
         env.pop("QUIZBOT_QUESTIONS", None)
@@ -79,14 +80,25 @@ def as_process(users: int) -> Rate:
             reply: dict[str, object] = json.loads(receive.readline())
             return reply
 
+        def ask_all(lines: list[str]) -> list[dict[str, object]]:
+            send.write("".join(line + "\n" for line in lines))
+            send.flush()
+            return [json.loads(receive.readline()) for _ in lines]
+
         ask(json.dumps({"cmd": "stats"}))  # started, database migrated: the clock starts now
         cpu = cpu_seconds(proc.pid)
         started = time.perf_counter()
-        for i in range(PAIRS):
-            user = 1 + i % users
-            question = ask(requests(user))
-            verdict = ask(answer(question, user))
-            assert verdict["type"] == "verdict", verdict
+        if pipelined:
+            for _ in range(PAIRS // users):
+                questions = ask_all([requests(1 + u) for u in range(users)])
+                answers = [answer(q, 1 + u) for u, q in enumerate(questions)]
+                assert all(v["type"] == "verdict" for v in ask_all(answers))
+        else:
+            for i in range(PAIRS):
+                user = 1 + i % users
+                question = ask(requests(user))
+                verdict = ask(answer(question, user))
+                assert verdict["type"] == "verdict", verdict
         elapsed = time.perf_counter() - started
         cpu = cpu_seconds(proc.pid) - cpu
         send.close()
@@ -95,13 +107,12 @@ def as_process(users: int) -> Rate:
 
 
 async def in_process(users: int, catalog: Catalog) -> Rate:
-    """Pairs per second through JsonlSession.handle on a real database."""
+    """Pairs per second through the program's session (JsonlSession.handle), in process."""
     with tempfile.TemporaryDirectory() as tmp:
-        async with Database(Path(tmp) / "bench.sqlite3") as db:
+        db = InlineDatabase(Path(tmp) / "bench.sqlite3")
+        async with db:
             clock = FakeClock(dt.datetime.fromisoformat(START))
-            service = PracticeService(db, catalog, clock=clock, rng=random.Random(1))
-            readiness = ReadinessService(db, catalog, clock=clock)
-            session = JsonlSession(service, readiness, catalog.bank(None), clock)
+            session = new_session(db, catalog, None, 1, clock)
             started, cpu = time.perf_counter(), time.process_time()
             for i in range(PAIRS):
                 user = 1 + i % users
@@ -122,18 +133,23 @@ def spread(label: str, rates: list[Rate]) -> None:
 
 
 def main() -> None:
-    """Interleave the two modes, one user and 100 users, REPS times each."""
+    """Interleave the modes, one user and 100 users, REPS times each."""
     load = os.getloadavg()[0]
     catalog = Catalog(load_banks([BUNDLED_QUESTIONS]).banks)
     print(f"   {PAIRS:,} next+answer pairs per rep, fresh SQLite file, {REPS} reps", flush=True)
     for users in (1, 100):
         process: list[Rate] = []
         inside: list[Rate] = []
+        piped: list[Rate] = []
         for _ in range(REPS):
             process.append(as_process(users))
             inside.append(asyncio.run(in_process(users, catalog)))
+            if users > 1:
+                piped.append(as_process(users, pipelined=True))
         spread(f"process, {users} user(s)   ", process)
         spread(f"in process, {users} user(s)", inside)
+        if piped:
+            spread(f"pipelined, {users} users    ", piped)
     print(f"   load average {load:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
 
 

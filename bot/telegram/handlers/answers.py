@@ -22,6 +22,8 @@ from bot.telegram.handlers.common import (
     send_next_question,
     send_question,
 )
+from bot.telegram.outbound.fast_edit import edit_html_json
+from bot.telegram.outbound.fast_send import answer_callback
 from bot.telegram.outbound.send import edit_markup, edit_or_send, send_html
 from bot.telegram.views import callbacks, faces, keyboards, render, texts
 from bot.telegram.views.render import clip, esc
@@ -42,16 +44,17 @@ async def _show_verdict(
     message = query_message(query)
     assert outcome.delivery is not None and message is not None
     if outcome.status is AnswerStatus.ALREADY:
-        await query.answer(texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen)))
+        short = texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen))
     else:
-        await query.answer(render.callback_verdict(outcome))
+        short = render.callback_verdict(outcome)
+    await answer_callback(context.bot, query.id, short)
     bank = context.services.catalog.bank(outcome.delivery.bank_id)
-    await edit_or_send(
+    await edit_html_json(
         context.bot,
         message.chat_id,
         message.message_id,
         faces.verdict_text(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
-        keyboards.verdict_keyboard(outcome.delivery.id, outcome.delivery.token),
+        keyboards.verdict_markup(outcome.delivery.id, outcome.delivery.token),
     )
 
 

@@ -1,9 +1,11 @@
-"""Fast sendMessage and editMessageText: PTB's `Bot._post`, the one private PTB API the bot uses.
+"""Fast sendMessage, editMessageText and answerCallbackQuery: PTB's `Bot._post`, the one private
+PTB API the bot uses.
 
 Why: `Bot.send_message` builds keyboard objects and parses the returned Message, which was
 ~60% of the CPU of a push (tests/bench/bench_push.py), and the push needs only the message id.
 Likewise the verdict edit: nobody reads the edited Message that `edit_message_text` parses
-(~140-430 µs each, over a third of the answer path's CPU).
+(~140-430 µs each, over a third of the answer path's CPU). The verdict's callback answer skips
+PTB's wrapper layers and their keyword plumbing the same way.
 `_post` raises exactly the errors `send_message` raises. The public `Bot.do_api_request` would
 do the same but warns for endpoints PTB implements. pyproject pins PTB to 22.x for this, and
 tests/test_fast_send.py fails loudly if `_post` changes its name, signature or errors.
@@ -22,6 +24,12 @@ async def send_message_json(bot: ExtBot[None], params: dict[str, Any]) -> int:
     """sendMessage with Bot API JSON params (reply_markup as a dict); the new message's id."""
     result = await bot._post("sendMessage", params)
     return int(result["message_id"])
+
+
+async def answer_callback(bot: ExtBot[None], query_id: str, text: str | None = None) -> None:
+    """answerCallbackQuery with the params `CallbackQuery.answer(text)` sends (a test keeps
+    them equal), raising what it raises."""
+    await bot._post("answerCallbackQuery", {"callback_query_id": query_id, "text": text})
 
 
 async def edit_message_json(bot: ExtBot[None], params: dict[str, Any]) -> None:

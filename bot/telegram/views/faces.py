@@ -1,5 +1,5 @@
-"""Rendered texts cached by value: every learner who gets the same question (or picks the same
-option) gets the same HTML, so it is rendered once.
+"""Rendered texts cached by value: every learner who gets the same question gets the same HTML,
+so it is rendered once (a verdict: its escaped pieces, put together per answer in the order shown).
 
 The cache key is the question's content (every field, recursively) and its topic's name, not
 the objects' identity: a reloaded bank with an edited question meets a fresh entry, and a field
@@ -78,13 +78,23 @@ def shown(bank: Bank, question: Question) -> Shown:
 
 
 @lru_cache(maxsize=CACHE_SIZE)
-def _verdict(shown: Shown, chosen: frozenset[int], correct: bool) -> str:
-    return render.verdict_html(shown.bank, shown.question, chosen, correct)
+def _verdict_parts(shown: Shown) -> render.VerdictParts:
+    return render.verdict_parts(shown.bank, shown.question)
 
 
 def verdict_text(bank: Bank, question: Question, chosen: frozenset[int], correct: bool) -> str:
-    """The question message after an answer (see render.verdict_html), rendered once."""
-    return _verdict(shown(bank, question), chosen, correct)
+    """The question message after an answer (see render.verdict_html).
+
+    Its pieces are escaped once per question in file order and put together per answer in
+    the order shown: with shuffled options, orders × choices are too many to cache whole.
+    """
+    made = display.origin(question)
+    if made is None:
+        return render.compose_verdict(
+            _verdict_parts(shown(bank, question)), range(len(question.options)), chosen, correct
+        )
+    base, order = made
+    return render.compose_verdict(_verdict_parts(shown(bank, base)), order, chosen, correct)
 
 
 @lru_cache(maxsize=CACHE_SIZE // 4)

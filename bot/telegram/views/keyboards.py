@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -61,20 +62,23 @@ def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> Inl
     )
 
 
-def verdict_keyboard(delivery_id: int, token: str | None = None) -> InlineKeyboardMarkup:
-    """After an answer: the next question, or every option explained."""
-    return InlineKeyboardMarkup(
-        [
+def verdict_markup(delivery_id: int, token: str | None = None) -> dict[str, Any]:
+    """After an answer: the next question, or every option explained.
+
+    As Bot API JSON, not PTB objects: it goes under every verdict, and building its two buttons
+    as objects (then serialising them) was a tenth of the answer path's CPU.
+    """
+    return {
+        "inline_keyboard": [
             [
-                InlineKeyboardButton(
-                    "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
-                ),
-                InlineKeyboardButton(
-                    "All options explained", callback_data=callbacks.explain(delivery_id, token)
-                ),
+                {"text": "Next question ▶️", "callback_data": callbacks.next_question(delivery_id)},
+                {
+                    "text": "All options explained",
+                    "callback_data": callbacks.explain(delivery_id, token),
+                },
             ]
         ]
-    )
+    }
 
 
 EXAM_OFFER_DAYS = ((14, "In 2 weeks"), (30, "In 1 month"), (90, "In 3 months"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
@@ -58,52 +59,75 @@ def question_text(bank: Bank, question: Question) -> str:
     return "\n".join(lines)
 
 
-def _marked_options(question: Question, chosen: frozenset[int]) -> list[str]:
-    out = []
-    for i, option in enumerate(question.options):
-        if option.correct:
+def verdict_line(question: Question, correct: bool) -> str:
+    """One line: right or wrong, and the right answer when wrong."""
+    return _verdict_line(letters(question.correct_indices), correct)
+
+
+def _verdict_line(right: str, correct: bool) -> str:
+    if correct:
+        return "✅ <b>Correct!</b>"
+    return f"❌ <b>Not quite.</b> The answer is <b>{right}</b>."
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictParts:
+    """What every verdict of one question shares, escaped once (options in file order)."""
+
+    head: str  # header, then the stem
+    options: tuple[str, ...]  # each option's text
+    rationales: tuple[str, ...]
+    correct: frozenset[int]
+    tail: str  # the explanation, and the trap when there is one
+
+
+def verdict_parts(bank: Bank, q: Question) -> VerdictParts:
+    """The escaped pieces of a question's verdicts (cache them per question: see faces)."""
+    tail = f"<b>Explanation</b>\n{esc(q.explanation.strip())}"
+    if q.trap:
+        tail += f"\n\n⚠️ <b>Common exam trap</b>\n{esc(q.trap.strip())}"
+    return VerdictParts(
+        head=f"{header(bank, q)}\n{esc(q.stem.strip())}",
+        options=tuple(esc(o.text.strip()) for o in q.options),
+        rationales=tuple(esc(o.rationale.strip()) for o in q.options),
+        correct=q.correct_indices,
+        tail=tail,
+    )
+
+
+def compose_verdict(
+    parts: VerdictParts, order: Sequence[int], chosen: frozenset[int], correct: bool
+) -> str:
+    """The question message after an answer: verdict, marks, rationales, explanation, trap.
+
+    `order[p]` is the file index of the option shown at position p; `chosen` are positions.
+    """
+    right = [p for p, f in enumerate(order) if f in parts.correct]
+    out = [_verdict_line(", ".join(LETTERS[p] for p in right), correct), "", parts.head, ""]
+    for p, f in enumerate(order):
+        if f in parts.correct:
             mark = "✅"
-        elif i in chosen:
+        elif p in chosen:
             mark = "❌"
         else:
             mark = "▫️"
-        mine = " ← <i>your answer</i>" if i in chosen else ""
-        out.append(f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())}{mine}")
-    return out
-
-
-def verdict_line(question: Question, correct: bool) -> str:
-    """One line: right or wrong, and the right answer when wrong."""
-    if correct:
-        return "✅ <b>Correct!</b>"
-    return f"❌ <b>Not quite.</b> The answer is <b>{letters(question.correct_indices)}</b>."
+        mine = " ← <i>your answer</i>" if p in chosen else ""
+        out.append(f"{mark} <b>{LETTERS[p]}.</b> {parts.options[f]}{mine}")
+    out.append("")
+    label = "Your answer" if len(chosen) == 1 else "Your answers"
+    for p in sorted(chosen):
+        out += [f"<b>{label}: {LETTERS[p]}</b>", parts.rationales[order[p]], ""]
+    if not correct:
+        for p in right:
+            if p not in chosen:
+                out += [f"<b>Correct answer: {LETTERS[p]}</b>", parts.rationales[order[p]], ""]
+    out.append(parts.tail)
+    return "\n".join(out)
 
 
 def verdict_html(bank: Bank, q: Question, chosen: frozenset[int], correct: bool) -> str:
-    """The question message after an answer: verdict, marks, rationales, explanation, trap."""
-    parts = [
-        verdict_line(q, correct),
-        "",
-        header(bank, q),
-        esc(q.stem.strip()),
-        "",
-        *_marked_options(q, chosen),
-        "",
-    ]
-    label = "Your answer" if len(chosen) == 1 else "Your answers"
-    for i in sorted(chosen):
-        parts += [f"<b>{label}: {LETTERS[i]}</b>", esc(q.options[i].rationale.strip()), ""]
-    if not correct:
-        for i in sorted(q.correct_indices - chosen):
-            parts += [
-                f"<b>Correct answer: {LETTERS[i]}</b>",
-                esc(q.options[i].rationale.strip()),
-                "",
-            ]
-    parts += ["<b>Explanation</b>", esc(q.explanation.strip())]
-    if q.trap:
-        parts += ["", "⚠️ <b>Common exam trap</b>", esc(q.trap.strip())]
-    return "\n".join(parts)
+    """The question message after an answer (positions as in `q`): see compose_verdict."""
+    return compose_verdict(verdict_parts(bank, q), range(len(q.options)), chosen, correct)
 
 
 def breakdown_text(bank: Bank, question: Question) -> str:

@@ -1,0 +1,113 @@
+"""Learners' memory and misconception states kept in process between picks.
+
+A pick reads every memory state the learner has in the bank (one row per question met), and
+between two picks of a learner at most one of them changed: the question just answered. A
+process that asks and answers through one PracticeService (`quizbot play --jsonl`) keeps the
+states here and re-reads only the rows an answer touched.
+
+It stays right because it trusts nothing it cannot check, inside each transaction that uses it:
+- `PRAGMA data_version` changes when any other connection (another process, the bot) committed
+  to the file: then everything is read again;
+- the connection's change counter must be where the last transaction that used the cache left
+  it: a write it was not told about (a topic or exam date, a mock exam's review, any future
+  path) empties it too;
+- an answer marks its question's row (and, when the question carries misconceptions, the
+  learner's misconception states) to be read again, inside the answer's transaction, so a
+  rolled-back answer costs a re-read, never a wrong state.
+
+The states come back as the same mappings, in the same order (the table's key order), as
+`learning_sql.memory_states` and `misconception_states` would read them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from bot.learning.memory import MemoryState
+from bot.learning.misconceptions import MisconceptionState
+from bot.storage import learning_sql as lsql
+
+
+@dataclass(slots=True)
+class _Learner:
+    memory: dict[str, MemoryState]
+    stale: set[str] = field(default_factory=set)
+    misconceptions: dict[str, MisconceptionState] | None = None
+
+
+class MemoryCache:
+    """Per learner and bank: the memory states (and misconception states) of the last pick."""
+
+    def __init__(self) -> None:
+        self._learners: dict[tuple[int, str], _Learner] = {}
+        self._data_version: int | None = None
+        self._changes: int | None = None
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        """At the start of a transaction: forget everything unless no one else wrote since
+        the last `settle` (another connection, or this one outside the cache's knowledge)."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._data_version or conn.total_changes != self._changes:
+            self._learners.clear()
+            self._data_version = version
+
+    def clear(self) -> None:
+        """Forget every learner (their states are read again at their next pick)."""
+        self._learners.clear()
+
+    def settle(self, conn: sqlite3.Connection) -> None:
+        """At the end of a transaction that used the cache: its writes are accounted for."""
+        self._changes = conn.total_changes
+
+    def holds(self, user_id: int, bank_id: str) -> bool:
+        """Whether the learner's states are kept (read since the last time it was emptied)."""
+        return (user_id, bank_id) in self._learners
+
+    def memory_states(
+        self, conn: sqlite3.Connection, user_id: int, bank_id: str
+    ) -> dict[str, MemoryState]:
+        """The learner's memory states in the bank, as `learning_sql.memory_states` reads them
+        (do not change the mapping returned)."""
+        key = (user_id, bank_id)
+        learner = self._learners.get(key)
+        if learner is None:
+            learner = self._learners[key] = _Learner(lsql.memory_states(conn, user_id, bank_id))
+        elif learner.stale:
+            memory, added = learner.memory, False
+            for question_id in learner.stale:
+                state = lsql.memory_state(conn, user_id, bank_id, question_id)
+                if state is None:
+                    added |= memory.pop(question_id, None) is not None
+                else:
+                    added |= question_id not in memory
+                    memory[question_id] = state
+            learner.stale.clear()
+            if added:
+                # The table's key order, as a full read returns it (sums over the states are
+                # then added in the same order, to the last bit).
+                learner.memory = dict(sorted(memory.items()))
+        return learner.memory
+
+    def misconception_states(
+        self, conn: sqlite3.Connection, user_id: int, bank_id: str
+    ) -> dict[str, MisconceptionState]:
+        """The learner's misconception states in the bank (do not change the mapping)."""
+        learner = self._learners.get((user_id, bank_id))
+        if learner is None:
+            return lsql.misconception_states(conn, user_id, bank_id)
+        if learner.misconceptions is None:
+            learner.misconceptions = lsql.misconception_states(conn, user_id, bank_id)
+        return learner.misconceptions
+
+    def answered(
+        self, user_id: int, bank_id: str, question_id: str, *, misconceptions: bool
+    ) -> None:
+        """An answer (maybe) changed this question's state, and with `misconceptions` the
+        learner's misconception states: read them again at the next pick."""
+        learner = self._learners.get((user_id, bank_id))
+        if learner is None:
+            return
+        learner.stale.add(question_id)
+        if misconceptions:
+            learner.misconceptions = None
