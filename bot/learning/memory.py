@@ -21,6 +21,9 @@ SCHEDULER = Scheduler(
 )
 _DECAY = -SCHEDULER.parameters[20]
 _FACTOR = 0.9 ** (1 / _DECAY) - 1
+# Answers closer together than this count as one sitting ("massed"); farther apart, spaced.
+MASSED_HOURS = 4.0
+MASSED_GAP = dt.timedelta(hours=MASSED_HOURS)
 
 
 class Confidence(StrEnum):
@@ -63,6 +66,13 @@ class MemoryState:
     # how many were right. They tell how far this learner's forgetting departs from the model.
     predicted_recall: float = 0.0
     review_right: int = 0
+    # Does a re-test in the same sitting strengthen this learner's memory? `massed`: a right
+    # answer came within MASSED_HOURS of the one before, before any spaced review. The first
+    # spaced review (at least MASSED_HOURS after the answer before it) records FSRS's predicted
+    # recall and whether it was right; 0.0 until then.
+    massed: bool = False
+    spaced_predicted: float = 0.0
+    spaced_right: bool = False
 
     @property
     def confident_error(self) -> bool:
@@ -83,6 +93,9 @@ class MemoryState:
             "first_correct": int(self.first_correct),
             "predicted_recall": self.predicted_recall,
             "review_right": self.review_right,
+            "massed": int(self.massed),
+            "spaced_predicted": self.spaced_predicted,
+            "spaced_right": int(self.spaced_right),
         }
 
     @classmethod
@@ -101,6 +114,9 @@ class MemoryState:
             first_correct=bool(row["first_correct"]),
             predicted_recall=float(row["predicted_recall"]),
             review_right=int(row["review_right"]),
+            massed=bool(row["massed"]),
+            spaced_predicted=float(row["spaced_predicted"]),
+            spaced_right=bool(row["spaced_right"]),
         )
 
 
@@ -122,6 +138,7 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     if state is None:
         card = Card(card_id=1, state=State.Learning, due=at)
         reps, lapses, predicted, right = 0, 0, 0.0, 0
+        massed, spaced_predicted, spaced_right = False, 0.0, False
     else:
         card = Card(
             card_id=1,
@@ -136,8 +153,19 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
-        predicted = state.predicted_recall + recall_probability(state, at)
+        now_recall = recall_probability(state, at)
+        predicted = state.predicted_recall + now_recall
         right = state.review_right + answer.correct
+        massed, spaced_predicted, spaced_right = (
+            state.massed,
+            state.spaced_predicted,
+            state.spaced_right,
+        )
+        if spaced_predicted == 0.0:
+            if at - state.last_review < MASSED_GAP:
+                massed = massed or answer.correct
+            else:
+                spaced_predicted, spaced_right = max(now_recall, 1e-6), answer.correct
     card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
     assert card.stability is not None and card.difficulty is not None
     return MemoryState(
@@ -152,6 +180,9 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         first_correct=answer.correct if state is None else state.first_correct,
         predicted_recall=predicted,
         review_right=right,
+        massed=massed,
+        spaced_predicted=spaced_predicted,
+        spaced_right=spaced_right,
     )
 
 
@@ -209,3 +240,33 @@ def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> 
     raw = math.log(observed) / math.log(expected)
     weight = n / (n + CALIBRATION_PSEUDO)
     return min(4.0, max(0.5, 1.0 + (raw - 1.0) * weight))
+
+
+# Binomial variance of one review outcome assumed when weighing the massing evidence.
+_OUTCOME_VARIANCE = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class MassingEvidence:
+    """First spaced reviews of questions re-tested right in their first sitting vs the rest."""
+
+    massed: int  # questions with a first spaced review after a same-sitting right re-test
+    unmassed: int  # questions with a first spaced review and no such re-test
+    gain: float  # difference in mean (right - predicted) between the two groups
+    z: float  # that difference in standard errors (0 while a group is empty)
+
+
+def massing_evidence(memory: Iterable[MemoryState]) -> MassingEvidence:
+    """How much better re-tested-in-the-sitting questions did at their first spaced review."""
+    n = [0, 0]
+    excess = [0.0, 0.0]
+    for state in memory:
+        if state.spaced_predicted > 0.0:
+            i = 0 if state.massed else 1
+            n[i] += 1
+            excess[i] += state.spaced_right - state.spaced_predicted
+    if not n[0] or not n[1]:
+        return MassingEvidence(n[0], n[1], 0.0, 0.0)
+    gain = excess[0] / n[0] - excess[1] / n[1]
+    error = math.sqrt(_OUTCOME_VARIANCE * (1 / n[0] + 1 / n[1]))
+    return MassingEvidence(n[0], n[1], gain, gain / error)

@@ -5,13 +5,19 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability
+from bot.learning.memory import (
+    MemoryState,
+    forgetting_exponent,
+    massing_evidence,
+    recall_probability,
+)
 from bot.learning.misconceptions import MisconceptionState
 
 DEFAULT_HORIZON_DAYS = 30
@@ -27,6 +33,12 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
+    mode: str = "off"  # experiment switch: auto | explore | consolidate | coverage | off
+    retest_after_minutes: float = 4.0  # a new question is re-tested in the same sitting after this
+    retests: int = 1  # same-sitting re-tests of a new question when consolidating
+    explore_until: int = 15  # first spaced reviews needed in each group before deciding
+    massing_z: float = 2.0  # evidence (standard errors) that same-sitting re-tests pay
+    spaced_mode: str = "off"  # what to do once massing is found not to help
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -222,6 +234,21 @@ def choose_next(
     # While behind the day's pace of new questions, new ones come two for each review (the day
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
     catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
+    mode = s.mode
+    if mode == "auto":
+        evidence = massing_evidence(memory.values())
+        if evidence.z > s.massing_z:
+            mode = "consolidate"
+        elif min(evidence.massed, evidence.unmassed) < s.explore_until:
+            mode = "explore"
+        else:
+            mode = s.spaced_mode
+    if mode in ("consolidate", "explore"):
+        again = _same_sitting_retest(learner, pool, now, s, half=mode == "explore")
+        if again is not None:
+            return Pick(again, Reason.REVIEW)
+    if mode == "coverage":
+        catch_up = True
     if unmet and (not due or catch_up):
         return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
 
@@ -233,6 +260,31 @@ def choose_next(
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     best = min(ranked, key=lambda q: (urgency(q), rng.random()))
     return Pick(best, Reason.REVIEW if due else Reason.PRACTICE)
+
+
+def _same_sitting_retest(
+    learner: Learner, pool: Sequence[str], now: dt.datetime, s: QueueSettings, half: bool = False
+) -> str | None:
+    """A question met in this sitting, asked again a few answers later (oldest first)."""
+    gap = dt.timedelta(minutes=s.retest_after_minutes)
+    start = learner.today.start
+    best: str | None = None
+    best_at: dt.datetime | None = None
+    memory = learner.memory
+    for q in pool:
+        state = memory.get(q)
+        if (
+            state is None
+            or state.spaced_predicted != 0.0
+            or state.reps > s.retests
+            or state.last_review < start
+            or now - state.last_review < gap
+            or (half and zlib.crc32(q.encode()) % 2)
+        ):
+            continue
+        if best_at is None or state.last_review < best_at:
+            best, best_at = q, state.last_review
+    return best
 
 
 def mistakes(

@@ -17,7 +17,8 @@ from bot.learning.misconceptions import MisconceptionState, after_answer, tagged
 
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
-    "last_confidence", "first_correct", "predicted_recall", "review_right",
+    "last_confidence", "first_correct", "predicted_recall", "review_right", "massed",
+    "spaced_predicted", "spaced_right",
 )  # fmt: skip
 _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 _MEMORY_UPSERT = (
