@@ -235,6 +235,21 @@ def choose_next(
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
     catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
     mode = s.mode
+    if mode == "shape":
+        n = 0
+        excess = 0.0
+        chance = plan.mean_chance
+        for st in memory.values():
+            if st.spaced_predicted > 0.0 and not st.massed:
+                n += 1
+                excess += st.spaced_right - (st.spaced_predicted + (1 - st.spaced_predicted) * chance)
+        shrunk = excess / (n + s.explore_until)
+        if shrunk > s.massing_z and n >= 10:
+            mode = "coverage"
+        elif shrunk < -s.massing_z and n >= 10:
+            mode = s.spaced_mode
+        else:
+            mode = "off"
     if mode == "auto":
         evidence = massing_evidence(memory.values())
         if evidence.z > s.massing_z:
