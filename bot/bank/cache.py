@@ -29,8 +29,9 @@ import pydantic
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict  # pydantic reads TypedDicts only from here before 3.12
 
-from bot.bank import fastyaml, limits, models
+from bot.bank import fastyaml, limits, models, parsing
 from bot.bank.models import FROM_CACHE, Question
+from bot.bank.parsing import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -79,27 +80,25 @@ def _code_key() -> str | None:
     """Identifies the code that turns a file into a question; None if it cannot be read."""
     digest = hashlib.sha256(f"{CACHE_FORMAT}|{pydantic.VERSION}|{sys.version_info[:2]}".encode())
     try:
-        for module in (models, limits, fastyaml):
+        for module in (models, limits, fastyaml, parsing):
             digest.update(Path(module.__file__ or "").read_bytes())
     except OSError:
         return None
     return digest.hexdigest()
 
 
-def file_sha256(source: bytes) -> str:
-    """The content digest stored for files changed just before the cache was written."""
-    return hashlib.sha256(source).hexdigest()
-
-
 class FolderCache:
     """The cache of one bank folder during one load: hits are kept, misses are stored."""
 
-    def __init__(self, folder: Path, old: dict[str, Entry]) -> None:
+    def __init__(self, folder: Path, old: dict[str, Entry], lines: dict[str, bytes]) -> None:
         self.folder = folder
         self.old = old
         self.new: dict[str, Entry] = {}
+        # The cache file's line of each entry taken over unchanged: written back as it was.
+        self.lines = lines
         self.changed = False
         self._prefix = os.path.join(str(folder), "")
+        self._now_ns = time.time_ns()
 
     def _key(self, path: Path) -> str:
         # The loader's paths are the folder joined with the rest: slicing is 40x relpath.
@@ -127,17 +126,28 @@ class FolderCache:
         self.new[key] = entry
         return entry["question"]
 
-    def put(self, path: Path, stat: os.stat_result, question: Question, source: bytes) -> None:
-        """Remember a question just parsed from `source`, read after `stat` was taken (so a
-        change while reading leaves a stamp that no longer matches: parsed again next time)."""
-        racy = stat.st_mtime_ns > time.time_ns() - RACY_NS
-        self.new[self._key(path)] = Entry(
+    def racy(self, stat: os.stat_result) -> bool:
+        """Whether a file with this stamp could change again without its stamp moving, so
+        its entry must carry the SHA-256 of the bytes parsed (see `put`)."""
+        return stat.st_mtime_ns > self._now_ns - RACY_NS
+
+    def put(
+        self, path: Path, stat: os.stat_result, question: Question, sha256: str | None
+    ) -> None:
+        """Remember a question just parsed from a file read after `stat` was taken (so a
+        change while reading leaves a stamp that no longer matches: parsed again next time);
+        `sha256` is the digest of the bytes parsed, required when the stamp is racy."""
+        if sha256 is None and self.racy(stat):
+            raise ValueError(f"{path}: a file changed this recently needs its digest")
+        key = self._key(path)
+        self.new[key] = Entry(
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
             ctime_ns=stat.st_ctime_ns,
-            sha256=file_sha256(source) if racy else None,
+            sha256=sha256,
             question=question,
         )
+        self.lines.pop(key, None)
         self.changed = True
 
 
@@ -148,6 +158,7 @@ class BankCache:
         self.path = path
         self.write = write
         self.key = _code_key()
+        self._raw: dict[str, dict[str, bytes]] = {}
         self._old: Folders = self._read() if self.key is not None else {}
         self._folders: dict[str, FolderCache] = {}
 
@@ -165,6 +176,7 @@ class BankCache:
             try:
                 return self._parse(file)
             except Exception as err:  # whatever is wrong with the file, the YAML is the truth
+                self._raw = {}
                 log.warning(
                     "bank cache %s is damaged (%s); parsing the question files",
                     self.path,
@@ -174,7 +186,8 @@ class BankCache:
 
     def _parse(self, file: BinaryIO) -> Folders:
         """A header line, one line per question file, a trailer with the lines' digest. Line by
-        line, so loading never holds the whole file and its parse tree at once."""
+        line, so loading never holds the whole file's parse tree at once; the raw lines are
+        kept until the save, which writes unchanged entries back without serializing them."""
         header = json.loads(file.readline())
         if header.get("format") != CACHE_FORMAT or header.get("code") != self.key:
             log.info("bank cache %s is from other code; parsing the question files", self.path)
@@ -182,6 +195,7 @@ class BankCache:
         adapter = _lines()
         digest = hashlib.sha256()
         folders: Folders = {}
+        lines = self._raw
         for raw in file:
             if raw.startswith(_TRAILER):
                 if json.loads(raw)["sha256"] != digest.hexdigest() or file.read(1):
@@ -191,13 +205,16 @@ class BankCache:
             # Validated again (pydantic-core, from JSON): a cache that passes is a valid bank.
             line = adapter.validate_json(raw, context=FROM_CACHE)
             folders.setdefault(line["folder"], {})[line["file"]] = line["entry"]
+            lines.setdefault(line["folder"], {})[line["file"]] = raw
         raise ValueError("cut short")
 
     def folder(self, folder: Path) -> FolderCache:
         """The cache of one bank folder for this load."""
         key = str(folder.resolve())
         if key not in self._folders:
-            self._folders[key] = FolderCache(folder, self._old.get(key, {}))
+            self._folders[key] = FolderCache(
+                folder, self._old.get(key, {}), self._raw.get(key, {})
+            )
         return self._folders[key]
 
     def changed(self) -> bool:
@@ -219,8 +236,10 @@ class BankCache:
                 out.write(json.dumps(header).encode() + b"\n")
                 for key, folder in self._folders.items():
                     for name, entry in folder.new.items():
-                        line = Line(folder=key, file=name, entry=entry)
-                        raw = adapter.dump_json(line, exclude_defaults=True) + b"\n"
+                        raw = folder.lines.get(name)
+                        if raw is None:
+                            line = Line(folder=key, file=name, entry=entry)
+                            raw = adapter.dump_json(line, exclude_defaults=True) + b"\n"
                         digest.update(raw)
                         out.write(raw)
                 out.write(_TRAILER + json.dumps(digest.hexdigest()).encode() + b"}\n")
