@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -52,10 +53,27 @@ def _questions() -> TypeAdapter[list[Question]]:
     return TypeAdapter(list[Question])
 
 
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes: `Path.read_bytes` without its buffered file object (half the time)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1)
+        if len(data) == size:
+            return data
+        # The file changed size since fstat (or a read came back short): read to its end.
+        parts = [data]
+        while part := os.read(fd, 1 << 16):
+            parts.append(part)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def read_yaml(path: Path, problems: list[Problem]) -> Parsed | None:
     """The file parsed, or None with a problem (unreadable, not UTF-8, bad YAML) appended."""
     try:
-        source = path.read_bytes()
+        source = read_bytes(path)
     except OSError as exc:
         problems.append(Problem(path, None, None, None, f"cannot read: {exc.strerror or exc}"))
         return None

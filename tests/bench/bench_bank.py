@@ -3,7 +3,8 @@
 `python -m tests.bench bank`. Every measurement runs in a fresh process, so every rep pays
 what a start pays (no warm import or allocator state), and the variants are interleaved
 (A B C ..., A B C ...) against a noisy machine; figures are min / median / max over reps,
-wall time and the process's CPU time (user + system).
+wall time and CPU time (user + system) of the process and of the helper it may start to
+parse on a second core (so CPU can exceed wall).
 
 1. Load and validate (`load_banks`): without the cache, the first start (parses, writes the
    cache), a warm start (cache in place), and a warm start after one file was edited.
@@ -52,10 +53,13 @@ import gc, json, resource, sys, time
 from pathlib import Path
 from bot.bank.loader import load_banks
 bank, cache, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+def children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 gc.collect()
-wall, cpu = time.perf_counter(), time.process_time()
+wall, cpu = time.perf_counter(), time.process_time() + children()
 result = load_banks([bank], Path(cache)) if cache else load_banks([bank])
-wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+wall, cpu = time.perf_counter() - wall, time.process_time() + children() - cpu
 assert not result.problems and len(result.banks["bench"].questions) == count, result.problems[:3]
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"wall": wall, "cpu": cpu, "rss": rss}))
@@ -144,9 +148,10 @@ def load_once(variant: Variant, bank: Path) -> None:
 
 
 def child_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a running child has used so far (Linux /proc)."""
+    """CPU seconds (user + system) a running child and its ended children have used so far
+    (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def start_once(variant: Variant, questions: Path, db: Path) -> None:
@@ -239,12 +244,19 @@ def main() -> None:
                 load_once(variant, bank)
         report(f"load and validate {QUESTIONS:,} questions", loads, with_rss=True)
         # On a busy machine wall time is mostly waiting for a core: a quiet machine's wall
-        # time is close to the CPU time, so the verdict is on the best CPU time.
+        # time is close to the CPU time, so the warm verdict is on the best CPU time. A cold
+        # load uses two cores, so its CPU time is above its wall time: judged on wall.
         best = min(loads[-2].cpu)
         verdict = "ok" if best <= TARGET_SECONDS else "MISSED"
         print(
             f"   warm load: min wall {min(loads[-2].wall):.2f} s, min cpu {best:.2f} s"
             f" (target <= {TARGET_SECONDS:g} s on a quiet machine, judged on CPU: {verdict})"
+        )
+        cold = min(loads[-4].wall)
+        verdict = "ok" if cold <= TARGET_SECONDS else "MISSED"
+        print(
+            f"   cold load: min wall {cold:.2f} s, min cpu {min(loads[-4].cpu):.2f} s"
+            f" (target <= {TARGET_SECONDS:g} s on a quiet machine, judged on wall: {verdict})"
         )
 
         dbs = {"A": folder / "a" / "bot.sqlite3", "B": folder / "b" / "bot.sqlite3"}
