@@ -62,6 +62,8 @@ class Line(TypedDict):
 
 # bank folder (resolved) -> question file path relative to it -> entry
 Folders = dict[str, dict[str, Entry]]
+# Where a line lies in the cache file: offset and length in bytes.
+Span = tuple[int, int]
 _TRAILER = b'{"sha256":'
 
 
@@ -69,6 +71,11 @@ _TRAILER = b'{"sha256":'
 def _lines() -> TypeAdapter[Line]:
     # Built on first use: commands that never touch the cache do not pay for the schema.
     return TypeAdapter(Line)
+
+
+def _stamp(stat: os.stat_result) -> tuple[int, ...]:
+    # The writer always replaces the file, so the same inode, size and mtime is the same file.
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def cache_path(db: Path) -> Path:
@@ -90,12 +97,13 @@ def _code_key() -> str | None:
 class FolderCache:
     """The cache of one bank folder during one load: hits are kept, misses are stored."""
 
-    def __init__(self, folder: Path, old: dict[str, Entry], lines: dict[str, bytes]) -> None:
+    def __init__(self, folder: Path, old: dict[str, Entry], spans: dict[str, Span]) -> None:
         self.folder = folder
         self.old = old
         self.new: dict[str, Entry] = {}
-        # The cache file's line of each entry taken over unchanged: written back as it was.
-        self.lines = lines
+        # Where the cache file holds the line of each old entry: one taken over unchanged is
+        # copied back from there instead of being serialized again.
+        self.spans = spans
         self.changed = False
         self._prefix = os.path.join(str(folder), "")
         self._now_ns = time.time_ns()
@@ -147,7 +155,7 @@ class FolderCache:
             sha256=sha256,
             question=question,
         )
-        self.lines.pop(key, None)
+        self.spans.pop(key, None)
         self.changed = True
 
 
@@ -158,7 +166,8 @@ class BankCache:
         self.path = path
         self.write = write
         self.key = _code_key()
-        self._raw: dict[str, dict[str, bytes]] = {}
+        self._spans: dict[str, dict[str, Span]] = {}
+        self._stamp: tuple[int, ...] | None = None
         self._old: Folders = self._read() if self.key is not None else {}
         self._folders: dict[str, FolderCache] = {}
 
@@ -174,9 +183,10 @@ class BankCache:
             return {}
         with file:
             try:
+                self._stamp = _stamp(os.fstat(file.fileno()))
                 return self._parse(file)
             except Exception as err:  # whatever is wrong with the file, the YAML is the truth
-                self._raw = {}
+                self._spans = {}
                 log.warning(
                     "bank cache %s is damaged (%s); parsing the question files",
                     self.path,
@@ -186,16 +196,18 @@ class BankCache:
 
     def _parse(self, file: BinaryIO) -> Folders:
         """A header line, one line per question file, a trailer with the lines' digest. Line by
-        line, so loading never holds the whole file's parse tree at once; the raw lines are
-        kept until the save, which writes unchanged entries back without serializing them."""
-        header = json.loads(file.readline())
+        line, so loading never holds the whole file and its parse tree at once; where each
+        line lies is kept, for the save to copy unchanged entries without serializing them."""
+        first = file.readline()
+        header = json.loads(first)
         if header.get("format") != CACHE_FORMAT or header.get("code") != self.key:
             log.info("bank cache %s is from other code; parsing the question files", self.path)
             return {}
         adapter = _lines()
         digest = hashlib.sha256()
         folders: Folders = {}
-        lines = self._raw
+        spans = self._spans
+        offset = len(first)
         for raw in file:
             if raw.startswith(_TRAILER):
                 if json.loads(raw)["sha256"] != digest.hexdigest() or file.read(1):
@@ -205,7 +217,8 @@ class BankCache:
             # Validated again (pydantic-core, from JSON): a cache that passes is a valid bank.
             line = adapter.validate_json(raw, context=FROM_CACHE)
             folders.setdefault(line["folder"], {})[line["file"]] = line["entry"]
-            lines.setdefault(line["folder"], {})[line["file"]] = raw
+            spans.setdefault(line["folder"], {})[line["file"]] = (offset, len(raw))
+            offset += len(raw)
         raise ValueError("cut short")
 
     def folder(self, folder: Path) -> FolderCache:
@@ -213,7 +226,7 @@ class BankCache:
         key = str(folder.resolve())
         if key not in self._folders:
             self._folders[key] = FolderCache(
-                folder, self._old.get(key, {}), self._raw.get(key, {})
+                folder, self._old.get(key, {}), self._spans.get(key, {})
             )
         return self._folders[key]
 
@@ -223,6 +236,17 @@ class BankCache:
             return True
         return any(f.changed or len(f.new) != len(f.old) for f in self._folders.values())
 
+    def _old_file(self) -> BinaryIO | None:
+        """The cache file this load read, if it is still there unchanged, to copy lines from."""
+        try:
+            file = self.path.open("rb", buffering=1 << 16)
+        except OSError:
+            return None
+        if self._stamp is None or _stamp(os.fstat(file.fileno())) != self._stamp:
+            file.close()
+            return None
+        return file
+
     def save(self) -> None:
         """Write the entries of this load (atomically) when they differ from the file's."""
         if not self.write or self.key is None or not self.changed():
@@ -230,14 +254,20 @@ class BankCache:
         adapter = _lines()
         digest = hashlib.sha256()
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        old = self._old_file()
         try:
             with tmp.open("wb") as out:
                 header = {"format": CACHE_FORMAT, "code": self.key}
                 out.write(json.dumps(header).encode() + b"\n")
                 for key, folder in self._folders.items():
                     for name, entry in folder.new.items():
-                        raw = folder.lines.get(name)
-                        if raw is None:
+                        span = folder.spans.get(name) if old is not None else None
+                        raw = b""
+                        if span is not None and old is not None:
+                            # Mostly in the order read: the seek stays inside the read-ahead.
+                            old.seek(span[0])
+                            raw = old.read(span[1])
+                        if len(raw) != (span[1] if span else -1) or not raw.endswith(b"\n"):
                             line = Line(folder=key, file=name, entry=entry)
                             raw = adapter.dump_json(line, exclude_defaults=True) + b"\n"
                         digest.update(raw)
@@ -250,3 +280,6 @@ class BankCache:
             )
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
+        finally:
+            if old is not None:
+                old.close()
