@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
 import queue
 import sys
 import threading
@@ -26,8 +27,6 @@ from multiprocessing.context import ForkContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from bot.bank.models import FROM_CACHE, Question
 from bot.bank.parsing import FileResult, parse_questions
@@ -113,7 +112,6 @@ class _Shared:
         self.size = CHUNK_FILES
         self.chunks = -(-len(self.paths) // self.size)
         self.done: dict[int, list[FileResult]] = {}
-        self._question = TypeAdapter(Question)
 
     def _parse(self, index: int) -> list[FileResult]:
         start, end = index * self.size, (index + 1) * self.size
@@ -126,7 +124,7 @@ class _Shared:
                 None
                 if raw is None
                 # Checked in full by the helper; read back like the bank cache's questions.
-                else self._question.validate_json(raw, context=FROM_CACHE),
+                else Question.model_validate_json(raw, context=FROM_CACHE),
                 problems,
                 sha,
             )
@@ -146,8 +144,23 @@ class _Shared:
         helper: BaseProcess | None = process
         try:
             process.start()
-        except OSError:
-            helper = None
+        except (OSError, RuntimeError, TypeError, ValueError, pickle.PicklingError):
+            helper = None  # no helper then: this process parses everything
+        try:
+            self._share(counter, out, helper)
+        finally:
+            if helper is not None:
+                helper.join(1.0)
+                if helper.is_alive():
+                    helper.kill()
+                    helper.join()
+            out.close()
+        for index in range(self.chunks):
+            if index not in self.done:  # the helper's, had it died or hung
+                self.done[index] = self._parse(index)
+        return [r for i in range(self.chunks) for r in self.done[i]]
+
+    def _share(self, counter: Any, out: Any, helper: BaseProcess | None) -> None:
         finished = helper is None
         while (index := _claim(counter, self.chunks)) is not None:
             self.done[index] = self._parse(index)
@@ -162,22 +175,12 @@ class _Shared:
                 else:
                     self._receive(item)
         while not finished:
+            alive = helper is not None and helper.is_alive()
             try:
-                alive = helper is not None and helper.is_alive()
                 item = out.get(timeout=STALL_SECONDS if alive else 0.1)
             except queue.Empty:
-                break  # dead or stuck: its chunks are parsed below
+                return  # dead or stuck: its chunks are parsed by the caller
             if item is None:
                 finished = True
             else:
                 self._receive(item)
-        if helper is not None:
-            helper.join(1.0)
-            if helper.is_alive():
-                helper.kill()
-                helper.join()
-        out.close()
-        missing = [i for i in range(self.chunks) if i not in self.done]
-        for index in missing:
-            self.done[index] = self._parse(index)
-        return [r for i in range(self.chunks) for r in self.done[i]]
