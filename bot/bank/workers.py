@@ -16,21 +16,20 @@ and the imports (~0.3 s of the other core's time).
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-import pickle
-import queue
 import sys
 import threading
 from collections.abc import Sequence
-from multiprocessing.context import ForkContext, SpawnContext
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.bank.models import FROM_CACHE, Question
 from bot.bank.parsing import FileResult, parse_questions
 from bot.bank.problems import Problem
+
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, SpawnContext
+    from multiprocessing.process import BaseProcess
 
 # Below this many files to parse, a helper's start and the hand-back cost more than they save.
 PARALLEL_MIN_FILES = 1_000
@@ -50,6 +49,8 @@ def _cores() -> int:
 
 
 def _context() -> ForkContext | SpawnContext:
+    import multiprocessing
+
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
@@ -57,12 +58,12 @@ def _context() -> ForkContext | SpawnContext:
 
 def parse_files(paths: Sequence[Path], digests: Sequence[bool] = ()) -> list[FileResult]:
     """`parse_questions` over `paths`, on two cores when there are many files."""
-    if (
-        len(paths) < PARALLEL_MIN_FILES
-        or _cores() < 2
-        # A helper never starts helpers of its own.
-        or multiprocessing.parent_process() is not None
-    ):
+    if len(paths) < PARALLEL_MIN_FILES or _cores() < 2:
+        return parse_questions(paths, digests)
+    # Imported only here: most loads are small or come from the cache (~30 ms saved).
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None:  # a helper starts no helpers of its own
         return parse_questions(paths, digests)
     return _Shared(paths, digests).run()
 
@@ -132,6 +133,8 @@ class _Shared:
         ]
 
     def run(self) -> list[FileResult]:
+        import pickle
+
         context = _context()
         counter = context.Value("i", 0)
         out = context.Queue()
@@ -161,6 +164,8 @@ class _Shared:
         return [r for i in range(self.chunks) for r in self.done[i]]
 
     def _share(self, counter: Any, out: Any, helper: BaseProcess | None) -> None:
+        import queue
+
         finished = helper is None
         while (index := _claim(counter, self.chunks)) is not None:
             self.done[index] = self._parse(index)
