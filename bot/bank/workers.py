@@ -59,13 +59,22 @@ def _context() -> ForkContext | SpawnContext:
 def parse_files(paths: Sequence[Path], digests: Sequence[bool] = ()) -> list[FileResult]:
     """`parse_questions` over `paths`, on two cores when there are many files."""
     if len(paths) < PARALLEL_MIN_FILES or _cores() < 2:
-        return parse_questions(paths, digests)
+        return _in_chunks(paths, digests)
     # Imported only here: most loads are small or come from the cache (~30 ms saved).
     import multiprocessing
 
     if multiprocessing.parent_process() is not None:  # a helper starts no helpers of its own
-        return parse_questions(paths, digests)
+        return _in_chunks(paths, digests)
     return _Shared(paths, digests).run()
+
+
+def _in_chunks(paths: Sequence[Path], digests: Sequence[bool]) -> list[FileResult]:
+    # A chunk's sources and parse trees wait for one validation call: chunks keep that small.
+    results: list[FileResult] = []
+    for start in range(0, len(paths), CHUNK_FILES):
+        end = start + CHUNK_FILES
+        results.extend(parse_questions(paths[start:end], digests[start:end]))
+    return results
 
 
 def _claim(counter: Any, chunks: int) -> int | None:
