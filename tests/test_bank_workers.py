@@ -81,6 +81,10 @@ def test_a_shared_parse_fills_the_cache_that_the_next_load_reads(
     same(warm, first)
     assert cache.read_bytes() == written  # nothing changed, nothing rewritten
     assert written.count(b'"sha256":"') == QUESTIONS + 1  # each entry's digest, the trailer
+    # Lines built around the helper's JSON are the lines this process would have written.
+    alone = tmp_path / "alone.sqlite3-banks"
+    in_one_process(bank, monkeypatch, cache=alone)
+    assert alone.read_bytes() == written
 
 
 @pytest.mark.usefixtures("shared")

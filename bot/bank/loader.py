@@ -109,7 +109,7 @@ def _questions(
     for n, (i, result) in enumerate(zip(todo, results, strict=True)):
         questions[i] = (result.question, result.problems)
         if cache is not None and result.question is not None and (stat := stats[n]):
-            cache.put(paths[i], stat, result.question, result.sha256)
+            cache.put(paths[i], stat, result.question, result.sha256, result.json)
     return questions
 
 

@@ -46,6 +46,8 @@ class FileResult:
     problems: list[Problem]
     # The SHA-256 of the bytes parsed, when the caller asked for it (for the bank cache).
     sha256: str | None = None
+    # The question as JSON (defaults left out), when it came that way from a helper process.
+    json: bytes | None = None
 
 
 @cache

@@ -137,6 +137,7 @@ class _Shared:
                 else Question.model_validate_json(raw, context=FROM_CACHE),
                 problems,
                 sha,
+                raw,
             )
             for raw, problems, sha in shipped
         ]
