@@ -105,7 +105,7 @@ def _questions(
                 todo.append(i)
                 stats.append(stat)
     digests = [] if cache is None else [s is not None and cache.racy(s) for s in stats]
-    results = workers.parse_files([paths[i] for i in todo], digests)
+    results = workers.parse_files([paths[i] for i in todo], digests, keep_json=cache is not None)
     for n, (i, result) in enumerate(zip(todo, results, strict=True)):
         questions[i] = (result.question, result.problems)
         if cache is not None and result.question is not None and (stat := stats[n]):

@@ -56,8 +56,11 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
-def parse_files(paths: Sequence[Path], digests: Sequence[bool] = ()) -> list[FileResult]:
-    """`parse_questions` over `paths`, on two cores when there are many files."""
+def parse_files(
+    paths: Sequence[Path], digests: Sequence[bool] = (), *, keep_json: bool = False
+) -> list[FileResult]:
+    """`parse_questions` over `paths`, on two cores when there are many files; `keep_json`
+    keeps the JSON of questions a helper sent (for the bank cache) in their results."""
     if len(paths) < PARALLEL_MIN_FILES or _cores() < 2:
         return _in_chunks(paths, digests)
     # Imported only here: most loads are small or come from the cache (~30 ms saved).
@@ -65,7 +68,7 @@ def parse_files(paths: Sequence[Path], digests: Sequence[bool] = ()) -> list[Fil
 
     if multiprocessing.parent_process() is not None:  # a helper starts no helpers of its own
         return _in_chunks(paths, digests)
-    return _Shared(paths, digests).run()
+    return _Shared(paths, digests, keep_json).run()
 
 
 def _in_chunks(paths: Sequence[Path], digests: Sequence[bool]) -> list[FileResult]:
@@ -116,9 +119,10 @@ def _helper(
 class _Shared:
     """One parse shared by this process and a helper process."""
 
-    def __init__(self, paths: Sequence[Path], digests: Sequence[bool]) -> None:
+    def __init__(self, paths: Sequence[Path], digests: Sequence[bool], keep_json: bool) -> None:
         self.paths = list(paths)
         self.digests = list(digests)
+        self.keep_json = keep_json
         self.size = CHUNK_FILES
         self.chunks = -(-len(self.paths) // self.size)
         self.done: dict[int, list[FileResult]] = {}
@@ -137,7 +141,7 @@ class _Shared:
                 else Question.model_validate_json(raw, context=FROM_CACHE),
                 problems,
                 sha,
-                raw,
+                raw if self.keep_json else None,
             )
             for raw, problems, sha in shipped
         ]
