@@ -29,7 +29,15 @@ from bot.storage import (
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 
-BIG = ("answers", "deliveries", "push_log", "subscriptions", "users", "learner_days")
+BIG = (
+    "answers",
+    "deliveries",
+    "push_log",
+    "subscriptions",
+    "users",
+    "learner_days",
+    "learner_runs",
+)
 # Partial indexes that only hold rows in flight (a few at any time): walking one whole is fine.
 IN_FLIGHT = {
     "push_log_sending",
