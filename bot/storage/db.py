@@ -142,14 +142,18 @@ def _abandon(conn: sqlite3.Connection) -> None:
 def run_batch(
     conn: sqlite3.Connection, fns: list[Callable[[sqlite3.Connection], Any]]
 ) -> list[tuple[bool, Any]]:
-    """Run several write functions in one transaction, each in its own savepoint.
+    """Run several write functions in one transaction; one raising undoes only its own work,
+    the others still commit together. Returns (ok, result-or-exception) per function.
 
-    One function raising rolls back only its own work; the others still commit together.
-    Returns (ok, result-or-exception) per function.
+    No savepoint while none raises: a savepoint around each function copies every page it
+    changes again into a sub-journal (an answer's summaries share pages with the answers
+    before it), which cost a grouped answer more than its statements. When one raises, the
+    whole transaction is rolled back and run again with a savepoint for each function, so
+    the functions before it run twice: a write function changes nothing but the database
+    (what it returns comes from the run that commits).
     """
     if len(fns) == 1:
-        # Alone in its transaction, a function's failure can roll back the whole of it:
-        # no savepoint needed (the common case when answers do not overlap).
+        # Alone in its transaction, a function's failure can roll back the whole of it.
         try:
             return [(True, run_transaction(conn, fns[0]))]
         except Exception as err:
@@ -158,6 +162,35 @@ def run_batch(
     conn.execute("BEGIN IMMEDIATE")
     try:
         for fn in fns:
+            try:
+                out.append((True, fn(conn)))
+            except Exception as err:  # handed back to its own caller, after the replay
+                failed = (len(out), err)
+                break
+        else:
+            conn.execute("COMMIT")
+            return out
+        conn.execute("ROLLBACK")
+    except BaseException:
+        _abandon(conn)
+        raise
+    return _run_in_savepoints(conn, fns, failed)
+
+
+def _run_in_savepoints(
+    conn: sqlite3.Connection,
+    fns: list[Callable[[sqlite3.Connection], Any]],
+    failed: tuple[int, Exception],
+) -> list[tuple[bool, Any]]:
+    """The batch again, each function in a savepoint; the one that failed (`failed`: its
+    index and error) is not run again: its work is what the rollback undid."""
+    out: list[tuple[bool, Any]] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for i, fn in enumerate(fns):
+            if i == failed[0]:
+                out.append((False, failed[1]))
+                continue
             conn.execute("SAVEPOINT w")
             try:
                 out.append((True, fn(conn)))
