@@ -73,7 +73,9 @@ SELECT r.user_id, MIN(r.local_date), MAX(r.local_date)
 FROM ranked r JOIN latest l ON l.user_id = r.user_id AND l.island = r.island
 GROUP BY r.user_id;
 
--- Nothing reads answers by chat and user any more (leaderboards read member_totals since
--- 0010_summaries; moving a group's answers to its supergroup id finds them by chat alone, in
--- answers_by_chat): one index less to update, and one page less to write, per answer.
+-- Nothing reads answers by chat any more: leaderboards read member_totals since
+-- 0010_summaries, and moving a group's answers to its supergroup id finds them through their
+-- deliveries (bot/storage/chat_migration.py). Two indexes less to update, and up to two pages
+-- less to write, per answer.
 DROP INDEX answers_by_chat_user;
+DROP INDEX answers_by_chat;
