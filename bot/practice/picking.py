@@ -144,9 +144,9 @@ def pick_for_learner(
     `cache`: the states kept since the last pick (checked by the caller's transaction)."""
     topic = topic if topic and bank.meta.topic(topic) else None
     plan = catalog.blueprint(bank)
-    reads = lsql if cache is None else cache  # the same two reads, from the cache if any
+    reads = lsql if cache is None else cache  # the same reads, from the cache if any
     memory = reads.memory_states(conn, user_id, bank.id)
-    last = lsql.last_question(conn, user_id, bank.id)
+    last = reads.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
     if mistakes:
         qid = queue.next_mistake(plan, memory, at, last_question_id=last, topic=topic)
@@ -155,7 +155,7 @@ def pick_for_learner(
         learner = queue.Learner(
             memory=memory,
             today=queue.today_from_memory(memory, date, start),
-            exam_date=lsql.exam_date(conn, user_id, bank.id),
+            exam_date=reads.exam_date(conn, user_id, bank.id),
             topic=topic if topic and plan.by_topic.get(topic) else None,
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
@@ -164,6 +164,8 @@ def pick_for_learner(
         qid = None if pick is None else pick.question_id
     if qid is None:
         return None
+    if cache is not None:
+        cache.recorded(user_id, bank.id, qid)
     return record(
         conn, bank, bank.questions[qid], rng,
         chat_id=chat_id, user_id=user_id, source=source, now=now,

@@ -75,12 +75,13 @@ def memory_state(
 
 def save_memory(
     conn: sqlite3.Connection, user_id: int, bank_id: str, question_id: str, state: MemoryState
-) -> None:
-    """Store one memory state (insert or replace)."""
+) -> MemoryState:
+    """Store one memory state (insert or replace); returns it as a read of the row gives it."""
     row = state.to_row()
-    conn.execute(
-        _MEMORY_UPSERT, (user_id, bank_id, question_id, *(row[c] for c in MEMORY_COLUMNS))
-    )
+    values = tuple(row[c] for c in MEMORY_COLUMNS)
+    conn.execute(_MEMORY_UPSERT, (user_id, bank_id, question_id, *values))
+    # The same parse as `memory_state`: times come back through their stored Unix seconds.
+    return _parsed(values)
 
 
 def review_answer(
@@ -102,6 +103,17 @@ def review_from(
     after = review(before, answer)
     save_memory(conn, user_id, bank_id, answer.question_id, after)
     return after
+
+
+def review_stored(
+    conn: sqlite3.Connection,
+    user_id: int,
+    bank_id: str,
+    answer: Answer,
+    before: MemoryState | None,
+) -> MemoryState:
+    """`review_from`, returning the new state as a later read of its row would give it."""
+    return save_memory(conn, user_id, bank_id, answer.question_id, review(before, answer))
 
 
 # ---------------------------------------------------------------- misconceptions
