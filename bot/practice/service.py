@@ -391,14 +391,21 @@ class PracticeService:
         cache = self.memory_cache
         if cache is None:
             lsql.review_from(conn, user_id, row.bank_id, answer, before)
-        else:
-            # Before the writes: should this transaction roll back, the rows are re-read.
-            tagged = question is not None and bool(tagged_options(question))
-            cache.answered(user_id, row.bank_id, row.question_id, misconceptions=tagged)
-            after = lsql.review_stored(conn, user_id, row.bank_id, answer, before)
-            cache.stored(user_id, row.bank_id, row.question_id, after)
-        if question is not None:
-            lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
+            if question is not None:
+                lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
+            return
+        bank_id = row.bank_id
+        tagged = question is not None and bool(tagged_options(question))
+        held = cache.misconception_states(conn, user_id, bank_id) if tagged else None
+        # Before the writes: should this transaction roll back, the rows are re-read.
+        cache.answered(user_id, bank_id, row.question_id, misconceptions=tagged)
+        after = lsql.review_stored(conn, user_id, bank_id, answer, before)
+        cache.stored(user_id, bank_id, row.question_id, after)
+        if question is not None and held is not None:
+            changed = lsql.update_misconceptions(
+                conn, user_id, bank_id, question, file_chosen, at, held
+            )
+            cache.stored_misconceptions(user_id, bank_id, {**held, **changed})
 
     @staticmethod
     def _already(conn: sqlite3.Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:

@@ -51,8 +51,9 @@ class _Written:
     """What a transaction wrote for one learner, held until it is committed."""
 
     key: tuple[int, str]
-    question_id: str
-    state: MemoryState | None  # the answered question's state as stored (None: a delivery)
+    question_id: str  # the question asked or answered ("" for misconceptions)
+    state: MemoryState | None = None  # the answered question's state as stored
+    misconceptions: dict[str, MisconceptionState] | None = None  # all of them, as stored
 
 
 class MemoryCache:
@@ -145,7 +146,7 @@ class MemoryCache:
 
     def recorded(self, user_id: int, bank_id: str, question_id: str) -> None:
         """A delivery of this question to the learner was recorded (pending until committed)."""
-        self._pending.append(_Written((user_id, bank_id), question_id, None))
+        self._pending.append(_Written((user_id, bank_id), question_id))
 
     def answered(
         self, user_id: int, bank_id: str, question_id: str, *, misconceptions: bool
@@ -164,13 +165,23 @@ class MemoryCache:
         taken in, its row is not read again."""
         self._pending.append(_Written((user_id, bank_id), question_id, state))
 
+    def stored_misconceptions(
+        self, user_id: int, bank_id: str, states: dict[str, MisconceptionState]
+    ) -> None:
+        """All of the learner's misconception states after an answer, as stored (pending
+        until committed): once taken in, they are not read again."""
+        self._pending.append(_Written((user_id, bank_id), "", misconceptions=states))
+
     def committed(self) -> None:
         """The transaction that wrote what is pending was committed: take it in."""
         for written in self._pending:
             learner = self._learners.get(written.key)
             if learner is None:
                 continue
-            if written.state is None:
+            if written.misconceptions is not None:
+                # Keyed as a read returns them (the table's key order).
+                learner.misconceptions = dict(sorted(written.misconceptions.items()))
+            elif written.state is None:
                 learner.last_question, learner.last_read = written.question_id, True
             elif written.question_id in learner.stale:
                 memory, question_id = learner.memory, written.question_id
