@@ -9,6 +9,7 @@ claims) picks without another round trip.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import secrets
 import sqlite3
@@ -38,6 +39,8 @@ TOKEN_LENGTH = 4
 # Python). A byte below 252 (7 × 36) picks a character uniformly; the rest are skipped.
 _RANDOM_BYTES = bytearray()
 _UNIFORM_BELOW = 256 - 256 % len(TOKEN_CHARS)
+# A forked child (the bank loader's parse helper) must not hand out the parent's next tokens.
+os.register_at_fork(after_in_child=_RANDOM_BYTES.clear)
 
 
 def new_token() -> str:
