@@ -30,6 +30,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
+# A pass copies at most a backstop's worth of WAL: seconds even on a busy disk.
+SETTLE_WAIT_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,10 @@ class WalPolicy:
     # a file back is a metadata change the journal waits for (47 ms measured, on the writer).
     kept_pages: int = 4_096
     every: float = 1.0  # at most one background checkpoint a second, and only after writes
+    # A bulk writer (planning the daily push) that would take the WAL past this many pages
+    # waits, between its transactions, for a pass to copy the WAL so that it starts over
+    # (`WalPacer`): the backstop then never runs inside a commit. 0: no pacing.
+    burst_pages: int = 1_024
 
 
 def configure_writer(conn: sqlite3.Connection, *, policy: WalPolicy) -> None:
@@ -93,6 +99,7 @@ class Checkpointer:
         self.every = every
         self._on_pass = on_pass
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # a pass is wanted now, whatever the cadence
         self._stopping = threading.Event()
         self._seq = 0
         self.last: Pass | None = None
@@ -107,9 +114,16 @@ class Checkpointer:
         self._seq = seq
         self._wake.set()
 
+    def hurry(self, seq: int) -> None:
+        """Like `poke`, but the pass runs as soon as the one in progress (if any) is done."""
+        self._seq = seq
+        self._hurry.set()
+        self._wake.set()
+
     def stop(self) -> None:
         """Stop the thread and close its connection; waits for a pass in progress (blocking)."""
         self._stopping.set()
+        self._hurry.set()
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
@@ -127,9 +141,12 @@ class Checkpointer:
                 if self._stopping.is_set():
                     return
                 self._wake.clear()
+                self._hurry.clear()
                 self._pass(conn)
-                # The cadence bound: writes that come meanwhile wait for the next pass.
-                if self._stopping.wait(self.every):
+                # The cadence bound: writes that come meanwhile wait for the next pass,
+                # unless a bulk writer is waiting for one.
+                self._hurry.wait(self.every)
+                if self._stopping.is_set():
                     return
         finally:
             conn.close()
@@ -169,6 +186,8 @@ class WalKeeper:
         self._quiet = False  # the next commit is the restart write's: no pass after it
         self._restarting: asyncio.Task[None] | None = None
         self._closed = False
+        # settle() callers: the commit count their pass must cover, and where to say it came.
+        self._settling: list[tuple[int, asyncio.Future[Pass | None]]] = []
         self.checkpointer = Checkpointer(connect, every=policy.every, on_pass=self._passed)
         self.checkpointer.start()
 
@@ -186,8 +205,36 @@ class WalKeeper:
         with contextlib.suppress(RuntimeError):  # a closed loop has nothing to restart for
             self._loop.call_soon_threadsafe(self._maybe_restart)
 
+    async def settle(self) -> Pass | None:
+        """A pass now, after every write committed so far, awaited without holding the writer;
+        when it copied the whole WAL, also the write that starts it over. None if no pass came
+        within SETTLE_WAIT_S (the checkpoint thread is gone) or the keeper closed."""
+        if self._closed:
+            return None
+        waiter: asyncio.Future[Pass | None] = self._loop.create_future()
+        self._settling.append((self._commits, waiter))
+        self.checkpointer.hurry(self._commits)
+        try:
+            done = await asyncio.wait_for(waiter, SETTLE_WAIT_S)
+        except TimeoutError:
+            return None
+        finally:
+            self._settling = [(s, w) for s, w in self._settling if w is not waiter]
+        if done is not None and done.complete and not self._closed:
+            if self._restarting is None or self._restarting.done():
+                # The keeper did not start the WAL over (a write came meanwhile): this write
+                # does, so that the bulk writer's next transaction does not sync its header.
+                self._quiet = True
+                self._restarting = self._loop.create_task(self._restart_wal())
+            await asyncio.gather(self._restarting, return_exceptions=True)
+        return done
+
     def _maybe_restart(self) -> None:
         done = self.checkpointer.last
+        if done is not None:
+            for seq, waiter in self._settling:
+                if done.seq >= seq and not waiter.done():
+                    waiter.set_result(done)
         if (
             self._closed
             or done is None
@@ -210,6 +257,9 @@ class WalKeeper:
     async def close(self) -> None:
         """Stop restarting and stop the checkpoint thread (after a pass in progress)."""
         self._closed = True
+        for _, waiter in self._settling:
+            if not waiter.done():
+                waiter.set_result(None)
         if self._restarting is not None:
             await asyncio.gather(self._restarting, return_exceptions=True)
         await self._loop.run_in_executor(None, self.checkpointer.stop)

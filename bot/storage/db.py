@@ -35,6 +35,7 @@ import aiosqlite
 
 from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
 from bot.storage.migrations import apply_migrations
+from bot.storage.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -287,6 +288,11 @@ class Database:
             if _busy(err) and not isinstance(err, DatabaseBusy):
                 raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
             raise
+
+    def wal_pacer(self) -> WalPacer:
+        """For a long run of write transactions: waits between them that keep the WAL small
+        (bot/storage/wal_pace.py)."""
+        return WalPacer(self.wal, self.wal_policy.burst_pages)
 
     def _writing(self) -> bool:
         return bool(self._queue) or not (self._flusher is None or self._flusher.done())

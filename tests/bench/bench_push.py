@@ -332,12 +332,32 @@ async def plan_million(folder: Path) -> dict[str, float]:
         finally:
             holds.append(time.perf_counter() - started)
 
+    wal_file = folder / "bot.sqlite3-wal"
+    wal_sizes: list[int] = []
+
     async def probe() -> None:
         while True:
             started = time.perf_counter()
             await write(lambda conn: conn.execute("SELECT 1").fetchone())
             probes.append(time.perf_counter() - started)
+            # The WAL file grows only when the WAL passes its largest size so far.
+            wal_sizes.append(wal_file.stat().st_size if wal_file.exists() else 0)
             await asyncio.sleep(0.005)
+
+    # Waits for the checkpoint thread between planning transactions (where there are any).
+    waits: list[float] = []
+    keeper = db.wal
+    settle = getattr(keeper, "settle", None)
+    if keeper is not None and settle is not None:
+
+        async def timed_settle() -> object:
+            started = time.perf_counter()
+            try:
+                return await settle()
+            finally:
+                waits.append(time.perf_counter() - started)
+
+        keeper.settle = timed_settle  # type: ignore[method-assign]
 
     # The same probe with nothing else writing: what this machine's scheduling costs alone.
     prober = asyncio.create_task(probe())
@@ -377,6 +397,10 @@ async def plan_million(folder: Path) -> dict[str, float]:
         "probes": len(probes),
         "idle p99 ms": _percentile(idle, 99) * 1e3,
         "idle max ms": max(idle) * 1e3,
+        "wal MB": max(wal_sizes, default=0) / 2**20,
+        "waits": len(waits),
+        "wait ms": sum(waits) * 1e3,
+        "longest wait ms": max(waits, default=0.0) * 1e3,
         "peak due": cap.peak_subscribers,
         "servable": cap.servable,
         "warning": cap.warning(),  # type: ignore[dict-item]
@@ -466,6 +490,11 @@ def main() -> None:
             f"   probe write  p99 {m['probe p99 ms']:.1f} ms, max {m['probe max ms']:.1f} ms"
             f" over {m['probes']:,} tiny writes during planning; idle: p99"
             f" {m['idle p99 ms']:.1f} ms, max {m['idle max ms']:.1f} ms"
+        )
+        print(
+            f"   wal          largest {m['wal MB']:.1f} MB on disk; planning waited for"
+            f" {m['waits']} checkpoint passes, {m['wait ms'] / 1e3:.1f} s in all"
+            f" (longest {m['longest wait ms']:.0f} ms)"
         )
         print(
             f"   capacity     {m['warning'] or 'fits'} (busiest instant: {m['peak due']:,} due;"
