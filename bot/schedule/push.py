@@ -280,8 +280,7 @@ class PushService:
         # commit would copy it inside the writer (a wait that holds nothing).
         pacer = self.db.wal_pacer()
         while True:
-            size = self.plan_batch
-            await pacer.room(size)
+            size = await pacer.room(self.plan_batch)
             started = time.perf_counter()
             n = await self.db.write(partial(batch, size=size))
             pacer.wrote(n)

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 log = logging.getLogger(__name__)
 # A pass copies at most a backstop's worth of WAL: seconds even on a busy disk.
 SETTLE_WAIT_S = 10.0
+# Passes a bulk writer waits for before the writer copies what writes beside it added.
+SETTLE_PASSES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +178,12 @@ class WalKeeper:
         policy: WalPolicy,
         *,
         restart: Callable[[], Awaitable[object]],
+        catch_up: Callable[[], Awaitable[tuple[int, int, int]]],
         writing: Callable[[], bool],
     ) -> None:
         self.policy = policy
         self._restart = restart
+        self._catch_up = catch_up
         self._writing = writing
         self._loop = asyncio.get_running_loop()
         self._commits = 0
@@ -206,28 +210,40 @@ class WalKeeper:
             self._loop.call_soon_threadsafe(self._maybe_restart)
 
     async def settle(self) -> Pass | None:
-        """A pass now, after every write committed so far, awaited without holding the writer;
-        when it copied the whole WAL, also the write that starts it over. None if no pass came
-        within SETTLE_WAIT_S (the checkpoint thread is gone) or the keeper closed."""
-        if self._closed:
-            return None
+        """Copy the whole WAL and start it over, for a bulk writer waiting between two of its
+        transactions: passes now on the checkpoint thread while other writes go on, and the
+        write that starts the WAL over. None if no pass came within SETTLE_WAIT_S (the
+        checkpoint thread is gone) or the keeper closed."""
+        done: Pass | None = None
+        for _ in range(SETTLE_PASSES):
+            done = await self._pass_now()
+            if done is None or self._closed:
+                return None
+            if done.complete and done.seq == self._commits:  # nothing written since it began
+                if self._restarting is None or self._restarting.done():
+                    self._quiet = True
+                    self._restarting = self._loop.create_task(self._restart_wal())
+                await asyncio.gather(self._restarting, return_exceptions=True)
+                return done
+        # Writes landed during every pass, so none could let the WAL start over: copy the
+        # little they added on the writer itself, then start over there, in one hand-off.
+        try:
+            _busy, frames, copied = await self._catch_up()
+        except sqlite3.Error:
+            log.warning("could not start the WAL over after a bulk write", exc_info=True)
+            return done
+        return Pass(self._commits, frames, copied)
+
+    async def _pass_now(self) -> Pass | None:
         waiter: asyncio.Future[Pass | None] = self._loop.create_future()
         self._settling.append((self._commits, waiter))
         self.checkpointer.hurry(self._commits)
         try:
-            done = await asyncio.wait_for(waiter, SETTLE_WAIT_S)
+            return await asyncio.wait_for(waiter, SETTLE_WAIT_S)
         except TimeoutError:
             return None
         finally:
             self._settling = [(s, w) for s, w in self._settling if w is not waiter]
-        if done is not None and done.complete and not self._closed:
-            if self._restarting is None or self._restarting.done():
-                # The keeper did not start the WAL over (a write came meanwhile): this write
-                # does, so that the bulk writer's next transaction does not sync its header.
-                self._quiet = True
-                self._restarting = self._loop.create_task(self._restart_wal())
-            await asyncio.gather(self._restarting, return_exceptions=True)
-        return done
 
     def _maybe_restart(self) -> None:
         done = self.checkpointer.last

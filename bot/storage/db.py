@@ -33,7 +33,12 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
+from bot.storage.checkpoints import (
+    WalKeeper,
+    WalPolicy,
+    configure_writer,
+    restart_wal,
+)
 from bot.storage.migrations import apply_migrations
 from bot.storage.wal_pace import WalPacer
 
@@ -131,6 +136,14 @@ def run_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection],
         _abandon(conn)
         raise
     return result
+
+
+def catch_up_wal(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """Outside a transaction: copy what the WAL holds beyond the last background pass
+    (PASSIVE: busy, frames, copied), then start it over (`restart_wal`)."""
+    busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    run_transaction(conn, restart_wal)
+    return int(busy), int(frames), int(copied)
 
 
 def _abandon(conn: sqlite3.Connection) -> None:
@@ -233,6 +246,7 @@ class Database:
             functools.partial(connect_sync, self.path),
             self.wal_policy,
             restart=lambda: self.write(restart_wal),
+            catch_up=lambda: self.call(catch_up_wal),
             writing=self._writing,
         )
 

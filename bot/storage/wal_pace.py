@@ -37,18 +37,25 @@ class WalPacer:
         self._known = False  # whether a pass has told where the WAL stood before our writes
         self.waits = 0  # passes waited for
 
-    async def room(self, units: int) -> None:
-        """Before a transaction of about `units`: if it could take the WAL past the limit,
-        wait until a pass has copied the WAL (and it has started over)."""
+    async def room(self, units: int) -> int:
+        """Before a transaction of up to `units`: how many it may take (fewer when that many
+        would write more pages than the limit), after waiting until a pass has copied the
+        WAL (and it has started over) if they could take the WAL past the limit."""
         if self._keeper is None:
-            return
+            return units
         if self._known and self._rates:
-            expected = self._left + (self._units + units) * max(self._rates)
-            if expected <= self.limit_pages:
-                return
+            units = self._fit(units)
+            if self._left + (self._units + units) * max(self._rates) <= self.limit_pages:
+                return units
         elif self._known and not self._units:
-            return  # where the WAL stood is known; the first transaction tells the rate
+            return units  # where the WAL stood is known; the first transaction tells the rate
         await self._settle()
+        return self._fit(units)
+
+    def _fit(self, units: int) -> int:
+        if not self._rates:
+            return units
+        return max(1, min(units, int(self.limit_pages / max(self._rates))))
 
     def wrote(self, units: int) -> None:
         """A transaction of `units` committed."""
