@@ -111,6 +111,11 @@ class Checkpointer:
         """Start the thread (it opens its connection there)."""
         self._thread.start()
 
+    @property
+    def alive(self) -> bool:
+        """The thread runs (it ends when stopped or when it cannot open the database)."""
+        return self._thread.is_alive()
+
     def poke(self, seq: int) -> None:
         """Writes up to number `seq` were committed: checkpoint them soon."""
         self._seq = seq
@@ -235,6 +240,8 @@ class WalKeeper:
         return Pass(self._commits, frames, copied)
 
     async def _pass_now(self) -> Pass | None:
+        if not self.checkpointer.alive:
+            return None
         waiter: asyncio.Future[Pass | None] = self._loop.create_future()
         self._settling.append((self._commits, waiter))
         self.checkpointer.hurry(self._commits)

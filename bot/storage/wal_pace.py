@@ -32,23 +32,23 @@ class WalPacer:
         self._keeper = keeper if limit_pages > 0 else None
         self.limit_pages = limit_pages
         self._rates: deque[float] = deque(maxlen=RATES_KEPT)  # WAL pages per unit
+        # The first rate also counts what the WAL held before the first transaction: the
+        # next one replaces it.
+        self._first = True
         self._units = 0  # written since the last pass this pacer waited for
         self._left = 0  # pages that pass could not let start over (a reader kept them)
-        self._known = False  # whether a pass has told where the WAL stood before our writes
-        self.waits = 0  # passes waited for
 
     async def room(self, units: int) -> int:
         """Before a transaction of up to `units`: how many it may take (fewer when that many
         would write more pages than the limit), after waiting until a pass has copied the
         WAL (and it has started over) if they could take the WAL past the limit."""
-        if self._keeper is None:
+        if self._keeper is None or (not self._units and not self._rates):
+            # Nothing written yet: a run that fits in one transaction never waits.
             return units
-        if self._known and self._rates:
+        if self._rates:
             units = self._fit(units)
             if self._left + (self._units + units) * max(self._rates) <= self.limit_pages:
                 return units
-        elif self._known and not self._units:
-            return units  # where the WAL stood is known; the first transaction tells the rate
         await self._settle()
         return self._fit(units)
 
@@ -64,11 +64,14 @@ class WalPacer:
     async def _settle(self) -> None:
         assert self._keeper is not None
         done = await self._keeper.settle()
-        self.waits += 1
-        if done is None:  # no pass (shutting down): the backstop still bounds the WAL
+        if done is None:
+            # No checkpoint thread (or shutting down): the writer's backstop bounds the WAL.
+            self._keeper = None
             return
-        if self._known and self._units and done.frames > self._left:
+        if self._units and done.frames > self._left:
+            if len(self._rates) == 1 and self._first:
+                self._rates.clear()
+                self._first = False
             self._rates.append((done.frames - self._left) / self._units)
-        self._known = True
         self._units = 0
         self._left = 0 if done.complete or not done.frames else done.frames
