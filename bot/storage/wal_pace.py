@@ -8,6 +8,8 @@ the bulk writer, between two of its transactions, before the WAL would pass
 `WalPolicy.burst_pages`: it asks the checkpoint thread for a pass now and waits for it on the
 event loop, holding nothing, while other writes (answers) go on. The pass copies the WAL,
 the keeper's one-page write starts it over, and the bulk writer goes on from an empty WAL.
+When answers landed during the passes (so that no pass could leave the WAL fully copied),
+the writer copies their few pages itself before that write: two syncs, not a WAL's worth.
 
 SQLite says how big the WAL is only to a checkpoint, so the pacer estimates it between passes
 from the writer's own units of work (rows, say): each pass it waited for tells how many pages

@@ -40,6 +40,7 @@ from bot.domain import due, zones
 from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule.push import PushService
+from bot.storage import db as db_module
 from bot.storage import push_log
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
@@ -365,6 +366,20 @@ async def plan_million(folder: Path) -> dict[str, float]:
 
         keeper.settle = timed_settle  # type: ignore[method-assign]
 
+    # Settles that ended with the writer copying what writes beside the passes added.
+    catch_ups: list[float] = []
+    catch_up = getattr(db_module, "catch_up_wal", None)
+    if catch_up is not None:
+
+        def timed_catch_up(conn: sqlite3.Connection) -> object:
+            started = time.perf_counter()
+            try:
+                return catch_up(conn)
+            finally:
+                catch_ups.append(time.perf_counter() - started)
+
+        db_module.catch_up_wal = timed_catch_up
+
     # The same probe with nothing else writing: what this machine's scheduling costs alone.
     prober = asyncio.create_task(probe())
     await asyncio.sleep(3.0)
@@ -407,6 +422,9 @@ async def plan_million(folder: Path) -> dict[str, float]:
         "waits": len(waits),
         "wait ms": sum(waits) * 1e3,
         "longest wait ms": max(waits, default=0.0) * 1e3,
+        "catch-ups": len(catch_ups),
+        "catch-up p50 ms": _percentile(catch_ups, 50) * 1e3 if catch_ups else 0.0,
+        "longest catch-up ms": max(catch_ups, default=0.0) * 1e3,
         "peak due": cap.peak_subscribers,
         "servable": cap.servable,
         "warning": cap.warning(),  # type: ignore[dict-item]
@@ -500,7 +518,9 @@ def main() -> None:
         print(
             f"   wal          largest {m['wal MB']:.1f} MB on disk; planning waited for"
             f" {m['waits']} checkpoint passes, {m['wait ms'] / 1e3:.1f} s in all"
-            f" (longest {m['longest wait ms']:.0f} ms)"
+            f" (longest {m['longest wait ms']:.0f} ms); {m['catch-ups']} ended with the"
+            f" writer copying the rest (p50 {m['catch-up p50 ms']:.1f} ms,"
+            f" longest {m['longest catch-up ms']:.1f} ms)"
         )
         print(
             f"   capacity     {m['warning'] or 'fits'} (busiest instant: {m['peak due']:,} due;"
