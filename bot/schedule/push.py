@@ -42,6 +42,7 @@ from bot.storage import practice_sql, push_lease
 from bot.storage import push_log as dlog
 from bot.storage.db import Database
 from bot.storage.push_peak import peak_due
+from bot.storage.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -278,7 +279,7 @@ class PushService:
         planned = 0
         # Between transactions, waits for the WAL to be copied before it grows so big that a
         # commit would copy it inside the writer (a wait that holds nothing).
-        pacer = self.db.wal_pacer()
+        pacer = WalPacer(self.db.wal, self.db.wal_policy.burst_pages)
         while True:
             size = await pacer.room(self.plan_batch)
             started = time.perf_counter()
