@@ -13,6 +13,7 @@ changes; a pass over the bank costs two memory updates per question.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from bot.learning.simulate.runner import (
     _days,
     _ready,
 )
+from bot.learning.simulate.truth import HalfLifeMemory
 
 _MISSING = object()
 
@@ -165,3 +167,73 @@ def oracle_to_ready(
                 if done is not None:
                     return done
     return None
+
+
+def half_life_floor(plan: Blueprint, cfg: SimConfig, index: int, most: int = 60) -> int | None:
+    """A lower bound on the answers any policy needs to make this half-life learner ready.
+
+    Relaxations, each only in the learner's favour: every answer after a question's first
+    meeting is recalled (a never-met question has recall 0, so its first answer is wrong);
+    every answer is given at the moment of the check, so a week later exactly 7 days have
+    passed; misconceptions are cured (no pull); only the week-ahead score must reach passing.
+    Half-life memory has no spacing effect, so what a question is worth then depends only on
+    how many answers it had. The fewest answers reaching the passing score is a knapsack over
+    questions; its linear relaxation (each question's value curve replaced by its concave
+    majorant, segments taken steepest first) is lower still, so it is a valid floor. None: not
+    reachable within the run's budget."""
+    seed = cfg.seed * 1_000_003 + index
+    learner = SimLearner(plan, "half-life", cfg.learner, random.Random(seed))
+    memory = learner.memory
+    assert isinstance(memory, HalfLifeMemory)
+    p = memory.p
+    t_first = _days(_at(0, 0))
+    per_point = 100 / sum(learner._weights)
+    base = 0.0
+    segments: list[tuple[float, int]] = []  # (score per answer, answers)
+    for i, w in enumerate(learner._weights):
+        chance = plan.chance[learner.order[i]]
+        known = i in memory.right
+
+        def value(
+            n: int, i: int = i, w: float = w, chance: float = chance, known: bool = known
+        ) -> float:
+            if n == 0:
+                r = memory.recall(i, t_first + STILL_READY_DAYS) if known else 0.0
+            else:
+                right = (memory.right[i] + n) if known else n - 1
+                wrong = 0 if known else 1
+                log2h = (
+                    p.bias
+                    + p.w_right * math.sqrt(1 + right)
+                    + p.w_wrong * math.sqrt(1 + wrong)
+                    + p.w_skill * learner.skill[i]
+                )
+                r = 2.0 ** (-STILL_READY_DAYS / 2.0**log2h)
+            return per_point * w * (r + (1 - r) * chance)
+
+        curve = [value(n) for n in range(most + 1)]
+        base += curve[0]
+        at = 0
+        while at < most:
+            # The steepest chord from here: one segment of the concave majorant.
+            slope, to = max(
+                ((curve[m] - curve[at]) / (m - at), m) for m in range(at + 1, most + 1)
+            )
+            if slope <= 0:
+                break
+            segments.append((slope, to - at))
+            at = to
+    need = plan.passing_score - base
+    answers = 0.0
+    for slope, length in sorted(segments, reverse=True):
+        if need <= 0:
+            break
+        take = min(length, need / slope)
+        answers += take
+        need -= take * slope
+    if need > 1e-9:
+        return None
+    # Readiness is checked every few answers, so the count is rounded up to the next check.
+    checks = math.ceil(answers / READY_CHECK_EVERY - 1e-9)
+    floor = max(1, checks) * READY_CHECK_EVERY
+    return floor if floor <= cfg.days * cfg.per_day else None
