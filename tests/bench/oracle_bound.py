@@ -31,6 +31,7 @@ from bot.learning.simulate.runner import (
 from bot.learning.simulate.truth import HalfLifeMemory
 
 _MISSING = object()
+PRUNE = 1e-3  # outcomes of a burst less likely than this are left out of its expectation
 
 
 def _guess(learner: SimLearner, i: int) -> float:
@@ -64,8 +65,8 @@ def _leaves(
     tables = [d for d in vars(memory).values() if isinstance(d, dict)]
     found: list[tuple[float, float, float]] = []
     for recalled, chance in ((True, p), (False, 1 - p)):
-        if chance <= 0:
-            continue
+        if chance < PRUNE:
+            continue  # an outcome this unlikely moves the expectation by less than it costs
         saved = [(d, d.get(i, _MISSING)) for d in tables]
         memory.update(i, t, recalled, learner.skill[i])
         if depth == 1:
