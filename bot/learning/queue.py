@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.lookahead import choose_by_gain, exponential_weight
+from bot.learning.lookahead import choose_by_gain
 from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability, recalls
 from bot.learning.misconceptions import MisconceptionState
 
@@ -28,8 +28,7 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
-    lookahead: bool = False  # experiment: greedy on the predicted week-ahead score
-    curve_switch: bool = True  # experiment: queue mode chosen by the learner's forgetting curve
+    lookahead: bool = True  # experiment: greedy on the predicted week-ahead score
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -221,25 +220,6 @@ def choose_next(
         end_of_day = learner.today.start + dt.timedelta(hours=10)
         qid, new = choose_by_gain(plan, memory, unmet, pool, now, end_of_day, g, rng)
         return Pick(qid, Reason.NEW if new else Reason.REVIEW)
-    if s.curve_switch:
-        # Which curve has predicted this learner's review answers better, once the evidence
-        # is 20:1: FSRS's heavy tail -> meet new questions first (a review at high recall adds
-        # little); the exponential -> re-test each new question twice in its first sitting.
-        lean = exponential_weight(memory)
-        if lean < 1 / 21 and unmet:
-            return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
-        if lean > 20 / 21:
-            gap = dt.timedelta(minutes=4)
-            again = [
-                q
-                for q in pool
-                if q in memory
-                and memory[q].reps < 3
-                and memory[q].last_review >= learner.today.start
-                and now - memory[q].last_review >= gap
-            ]
-            if again:
-                return Pick(min(again, key=lambda q: memory[q].last_review), Reason.REVIEW)
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
     today = learner.today
