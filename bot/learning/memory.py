@@ -64,10 +64,6 @@ class MemoryState:
     # how many were right. They tell how far this learner's forgetting departs from the model.
     predicted_recall: float = 0.0
     review_right: int = 0
-    # Experiment (not stored): log-likelihood of the answers after the first under FSRS's curve
-    # and under an exponential curve through the same stability (guess chance 1/4).
-    ll_power: float = 0.0
-    ll_exp: float = 0.0
 
     @property
     def confident_error(self) -> bool:
@@ -127,18 +123,12 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     if state is None:
         stability, difficulty, interval = _scheduled(None, None, 0, rating)
         reps, lapses, predicted, right = 0, 0, 0.0, 0
-        ll_power = ll_exp = 0.0
     else:
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
-        r_power = recall_probability(state, at)
-        predicted = state.predicted_recall + r_power
-        days_f = (at - state.last_review).total_seconds() / DAY_SECONDS
-        r_exp = 0.9 ** (days_f / state.stability)
-        ll_power = state.ll_power + _loglik(r_power, answer.correct)
-        ll_exp = state.ll_exp + _loglik(r_exp, answer.correct)
+        predicted = state.predicted_recall + recall_probability(state, at)
         right = state.review_right + answer.correct
         days = (at - state.last_review).days
         stability, difficulty, interval = _scheduled(
@@ -156,15 +146,7 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         first_correct=answer.correct if state is None else state.first_correct,
         predicted_recall=predicted,
         review_right=right,
-        ll_power=ll_power,
-        ll_exp=ll_exp,
     )
-
-
-def _loglik(recall: float, correct: bool) -> float:
-    p = recall + (1 - recall) * 0.25
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p if correct else 1 - p)
 
 
 _EPOCH = dt.datetime(2000, 1, 1, tzinfo=UTC)

@@ -11,7 +11,6 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.lookahead import choose_by_gain
 from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability, recalls
 from bot.learning.misconceptions import MisconceptionState
 
@@ -28,7 +27,6 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
-    lookahead: bool = True  # experiment: greedy on the predicted week-ahead score
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -216,10 +214,6 @@ def choose_next(
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     recall = recalls(memory, pool, now, g)
-    if s.lookahead:
-        end_of_day = learner.today.start + dt.timedelta(hours=10)
-        qid, new = choose_by_gain(plan, memory, unmet, pool, now, end_of_day, g, rng)
-        return Pick(qid, Reason.NEW if new else Reason.REVIEW)
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
     today = learner.today
