@@ -76,4 +76,6 @@ def start_bot(server: FakeBotApiServer, db: Path, cwd: Path) -> subprocess.Popen
 
 
 def served(api: FakeBotApi) -> int:
-    return sum(1 for chat, n in api.send_counts.items() if isinstance(chat, int) and n > 0)
+    # The server's threads count sends while the test reads: a copy taken under its lock.
+    counts = api.sends_by_chat()
+    return sum(1 for chat, n in counts.items() if isinstance(chat, int) and n > 0)

@@ -18,6 +18,7 @@ import pytest
 from bot.domain.models import Learner
 from bot.storage import (
     answer_sql,
+    chat_migration,
     group_sql,
     history_sql,
     learning_sql,
@@ -29,7 +30,15 @@ from bot.storage import (
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 
-BIG = ("answers", "deliveries", "push_log", "subscriptions", "users", "learner_days")
+BIG = (
+    "answers",
+    "deliveries",
+    "push_log",
+    "subscriptions",
+    "users",
+    "learner_days",
+    "learner_runs",
+)
 # Partial indexes that only hold rows in flight (a few at any time): walking one whole is fine.
 IN_FLIGHT = {
     "push_log_sending",
@@ -151,6 +160,9 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
         push_lease.recover_expired(c, NOW, 7200, ["host:1:x"]),
         push_lease.sending_owners(c),
         push_lease.renew(c, "host:1:x", NOW + 60),
+    ),
+    "a group's upgrade to a supergroup": lambda c: chat_migration.migrate_chat(
+        c, GROUP, GROUP - 1, NOW
     ),
     "/admin": lambda c: (
         push_log.subscriber_counts(c, NOW, 86400),

@@ -111,6 +111,7 @@ REVIEWED = {
     "subscriptions": "kept: the daily question is a setting, not history",
     "learner_topics": "cleared for the exam (the /stats summary of the answers that went)",
     "learner_days": "kept: the streak counts days practised in any exam, not per exam",
+    "learner_runs": "kept: the latest run of learner_days, which stays (kept by its triggers)",
     "member_totals": "kept: a group's leaderboard is the group's record",
 }
 

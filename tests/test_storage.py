@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.db import Database
+from bot.storage.db import Database, connect_sync, run_batch
 from bot.storage.migrations import available
 
 
@@ -48,6 +48,36 @@ async def test_concurrent_writes_share_commits_but_not_failures(tmp_path: Path) 
         rows = {r[0] for r in await db.fetchall("SELECT k FROM t")}
     # A failing write left nothing behind (not even its first insert); the others all landed.
     assert rows == {k for k in range(0, 200, 2) if k % 10 != 0}
+
+
+def test_a_batch_takes_savepoints_only_to_undo_one_failed_write(tmp_path: Path) -> None:
+    conn = connect_sync(tmp_path / "b.sqlite3")
+    conn.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)")
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    runs: list[int] = []
+
+    def insert(k: int) -> Callable[[sqlite3.Connection], int]:
+        def fn(c: sqlite3.Connection) -> int:
+            runs.append(k)
+            c.execute("INSERT INTO t (k) VALUES (?)", (k,))
+            if k == 3:
+                raise ValueError("refused")
+            return c.execute("SELECT COUNT(*) FROM t").fetchone()[0]
+
+        return fn
+
+    assert run_batch(conn, [insert(k) for k in (1, 2)]) == [(True, 1), (True, 2)]
+    assert not [s for s in statements if "SAVEPOINT" in s]
+    runs.clear()
+    out = run_batch(conn, [insert(k) for k in (10, 3, 11)])
+    # Rolled back and run again in savepoints: the write before the failed one ran twice,
+    # the failed one once; its insert went, the others' results are those committed.
+    assert runs == [10, 3, 10, 11]
+    assert [ok for ok, _ in out] == [True, False, True] and str(out[1][1]) == "refused"
+    assert (out[0][1], out[2][1]) == (3, 4)
+    assert [r[0] for r in conn.execute("SELECT k FROM t ORDER BY k")] == [1, 2, 10, 11]
+    assert not conn.in_transaction
 
 
 async def test_a_failed_write_does_not_poison_the_next(tmp_path: Path) -> None:

@@ -49,3 +49,18 @@ def streak_of_days(days_newest_first: Iterable[str], now: float, zone: ZoneInfo)
         elif day < expected:
             break
     return streak
+
+
+def streak_of_run(first: str, last: str, now: float, zone: ZoneInfo) -> int | None:
+    """`streak_of_days` from the learner's latest run of consecutive days alone (ISO keys of
+    its first and last day); None when the whole run lies after today (days stored in a zone
+    ahead of today's), where the days before it decide and must be read."""
+    today = local_date(now, zone)
+    end = dt.date.fromisoformat(last)
+    start = dt.date.fromisoformat(first)
+    if end < today - dt.timedelta(days=1):
+        return 0
+    if end <= today:
+        return (end - start).days + 1
+    # Days after today count as today, once: the run from its start up to today.
+    return (today - start).days + 1 if start <= today else None

@@ -12,8 +12,13 @@ import sqlite3
 from bot.storage import summaries
 from bot.storage.group_sql import chat_record
 
-# History that keeps every row and only changes its chat id.
-MOVED_WITH_CHAT = ("deliveries", "answers", "mock_exams")
+# History that keeps every row and only changes its chat id, in this order: answers are found
+# through their deliveries before those move (an answer carries its delivery's chat, and no
+# index of answers by chat is kept for this rare move: every answer would pay for it).
+MOVED_WITH_CHAT = ("answers", "deliveries", "mock_exams")
+_MOVED_WHERE = {
+    "answers": "chat_id = :old AND delivery_id IN (SELECT id FROM deliveries WHERE chat_id = :old)"
+}
 # Tables beyond chats, deliveries and answers that key rows by chat. A migration that adds
 # another such table adds it here (tests/test_storage.py checks the schema against this list).
 CHAT_KEYED_TABLES = ("subscriptions", "push_log")
@@ -48,7 +53,10 @@ def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float)
         )
         changed = True
     for table in MOVED_WITH_CHAT:
-        cur = conn.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+        where = _MOVED_WHERE.get(table, "chat_id = :old")
+        cur = conn.execute(
+            f"UPDATE {table} SET chat_id = :new WHERE {where}", {"new": new_id, "old": old_id}
+        )
         changed = changed or cur.rowcount > 0
     summaries.merge_chat(conn, old_id, new_id)
     for table in CHAT_KEYED_TABLES:

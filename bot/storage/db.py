@@ -35,6 +35,8 @@ import aiosqlite
 
 from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
 from bot.storage.migrations import apply_migrations
+from bot.storage.transactions import run_batch as run_batch
+from bot.storage.transactions import run_transaction as run_transaction
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -116,60 +118,6 @@ def connect_sync(path: Path | str) -> sqlite3.Connection:
         conn.close()  # "file is not a database" shows up here, at the first statement
         raise
     return conn
-
-
-def run_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
-    """Run fn inside BEGIN IMMEDIATE ... COMMIT, rolling back if it raises."""
-    # IMMEDIATE takes the write lock up front, so a read-then-write transaction never meets
-    # SQLITE_BUSY_SNAPSHOT, which busy_timeout cannot wait out.
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = fn(conn)
-        conn.execute("COMMIT")
-    except BaseException:
-        _abandon(conn)
-        raise
-    return result
-
-
-def _abandon(conn: sqlite3.Connection) -> None:
-    """Roll back whatever is open: a failed COMMIT (disk full, I/O error, a deferred foreign
-    key) leaves the transaction open, and the next BEGIN on this one connection would fail."""
-    if conn.in_transaction:
-        conn.execute("ROLLBACK")
-
-
-def run_batch(
-    conn: sqlite3.Connection, fns: list[Callable[[sqlite3.Connection], Any]]
-) -> list[tuple[bool, Any]]:
-    """Run several write functions in one transaction, each in its own savepoint.
-
-    One function raising rolls back only its own work; the others still commit together.
-    Returns (ok, result-or-exception) per function.
-    """
-    if len(fns) == 1:
-        # Alone in its transaction, a function's failure can roll back the whole of it:
-        # no savepoint needed (the common case when answers do not overlap).
-        try:
-            return [(True, run_transaction(conn, fns[0]))]
-        except Exception as err:
-            return [(False, err)]
-    out: list[tuple[bool, Any]] = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for fn in fns:
-            conn.execute("SAVEPOINT w")
-            try:
-                out.append((True, fn(conn)))
-            except Exception as err:  # handed back to its own caller
-                conn.execute("ROLLBACK TO w")
-                out.append((False, err))
-            conn.execute("RELEASE w")
-        conn.execute("COMMIT")
-    except BaseException:
-        _abandon(conn)
-        raise
-    return out
 
 
 class Database:

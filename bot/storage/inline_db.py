@@ -24,10 +24,10 @@ from typing import TypeVar
 from bot.storage.db import (
     Database,
     DatabaseBusy,
-    _abandon,
     _busy,
     run_transaction,
 )
+from bot.storage.transactions import abandon
 
 T = TypeVar("T")
 
@@ -76,7 +76,7 @@ class InlineDatabase(Database):
             yield
             conn.execute("COMMIT")
         except BaseException:
-            _abandon(conn)
+            abandon(conn)
             raise
         finally:
             self._in_batch = False

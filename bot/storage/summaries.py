@@ -1,6 +1,7 @@
 """Read-side summaries of the answers (migration 0010): per learner × topic, per learner × local
 day, per group member × week and all time. Kept in the answer's own transaction by
-`add_answer`, so /stats, streaks and leaderboards never read the answers themselves.
+`add_answer`, so /stats, streaks and leaderboards never read the answers themselves; the
+learner's latest run of days (migration 0012) follows learner_days by triggers.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from bot.domain import zones
 from bot.domain.groups import Standing, week_key
-from bot.domain.streaks import day_key, streak_of_days
+from bot.domain.streaks import day_key, streak_of_days, streak_of_run
 
 ALL_TIME = ""  # member_totals.week of the all-time rows
 # Zone offsets and DST switches fall on quarter hours, so answers in one quarter hour share
@@ -78,7 +79,19 @@ def add_answer(
 
 
 def streak(conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
-    """The learner's current streak of days, reading their days newest first up to a gap."""
+    """The learner's current streak of days: O(1) from their latest run (learner_runs)."""
+    row = conn.execute(
+        "SELECT run_start, run_end FROM learner_runs WHERE user_id = ?", (user_id,)
+    ).fetchone()
+    if row is None:
+        return 0
+    days = streak_of_run(row[0], row[1], now, zone)
+    return days if days is not None else walked_streak(conn, user_id, now, zone)
+
+
+def walked_streak(conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
+    """The streak read from the days themselves, newest first up to a gap: O(days in the
+    streak). Only for a run that lies wholly after today (a zone that moved back a day)."""
     cursor = conn.execute(
         "SELECT local_date FROM learner_days WHERE user_id = ? ORDER BY local_date DESC",
         (user_id,),

@@ -24,12 +24,14 @@ import json
 import os
 import random
 import shutil
+import sqlite3
 import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.bank.loader import load_banks
 from bot.config import BUNDLED_QUESTIONS
@@ -38,6 +40,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
+from bot.storage import summaries
 from bot.storage.db import Database
 from tests.bench import gen_history as gen
 
@@ -109,6 +112,28 @@ async def answer_max(
     return worst
 
 
+async def streak_cost(db: Database, user_id: int) -> None:
+    """The streak read alone: from the learner's latest run, and walked over their days (the
+    read before the run was kept), min/median/max µs of 200 reads each on a reader."""
+    zone = ZoneInfo("UTC")
+    for name, fn in (("from the run", summaries.streak), ("walked", summaries.walked_streak)):
+        times: list[float] = []
+
+        def read(c: sqlite3.Connection, fn: Any = fn, times: list[float] = times) -> int:
+            for _ in range(200):
+                t0 = time.perf_counter()
+                days = fn(c, user_id, gen.END, zone)
+                times.append(time.perf_counter() - t0)
+            return int(days)
+
+        days = await db.read(read)
+        us = sorted(t * 1e6 for t in times)
+        print(
+            f"   streak {name} ({days} days): min {us[0]:.1f}  median"
+            f" {statistics.median(us):.1f}  max {us[-1]:.1f} µs"
+        )
+
+
 async def run(path: Path) -> dict[str, list[float]]:
     catalog = Catalog(load_banks([BUNDLED_QUESTIONS]).banks)
     clock = FakeClock(gen.END + 60)
@@ -124,6 +149,7 @@ async def run(path: Path) -> dict[str, list[float]]:
         f"   heavy learner: {stats.answered:,} answers, streak {stats.streak_days} days;"
         f" light: {(await service.stats(gen.LIGHT)).answered} answers"
     )
+    await streak_cost(db, gen.HEAVY)
     board = await groups.leaderboard(gen.GROUP)
     print(f"   group leaderboard: top {board.all_time[0].answered:,} answers all time")
     figures: dict[str, list[float]] = {}

@@ -228,6 +228,11 @@ class FakeBotApi(ApiMethods):
         calls = self.calls_of(method)
         return sum(1 for c in calls if chat_id is None or c.params.get("chat_id") == chat_id)
 
+    def sends_by_chat(self) -> dict[ChatId, int]:
+        """Successful sendMessage/sendPoll per chat so far (a copy, taken under the lock)."""
+        with self._lock:
+            return dict(self.send_counts)
+
     def clear_calls(self) -> None:
         """Forget recorded calls and send counts (state such as messages is kept)."""
         with self._lock:
