@@ -6,8 +6,8 @@ bench-only oracle (tests/bench/oracle_bound.py; greedy on the true score a week 
 answer at a time and in bursts of up to three), and under half-life memory a provable floor no
 policy can beat. The oracle is an achievable figure for a policy that knows the truth, not an
 optimum: where it meets a target, the target is reachable in principle; the floor shows how much
-room is left beyond it. Slow (about 14 CPU minutes a seed): run it on its own, `python -m tests.bench
-oracle`.
+room is left beyond it. Slow (about 14 CPU minutes a seed): run it on its own,
+`python -m tests.bench oracle`.
 """
 
 from __future__ import annotations
