@@ -13,7 +13,7 @@ import pytest
 from bot.bank import cache as bank_cache
 from bot.bank import fastyaml
 from bot.bank.cache import cache_path
-from bot.bank.loader import LoadResult, load_banks
+from bot.bank.loader import LoadResult, _load_banks, load_banks
 from bot.config import BUNDLED_QUESTIONS
 from bot.practice.catalog import Catalog
 from bot.telegram.reload import reload_catalog
@@ -129,6 +129,47 @@ def test_added_removed_and_broken_files_are_seen(tmp_path: Path) -> None:
     broken = load_banks([folder.parent], cache)
     assert not broken.banks and [p.file.name for p in broken.problems] == ["a2.yaml"]
     assert broken.problems[0].line is not None
+
+
+def test_an_edit_rewrites_its_own_line_and_copies_the_others(
+    tmp_path: Path, parses: Parses
+) -> None:
+    folder = demo(tmp_path)
+    age(folder)
+    cache = tmp_path / "bot.sqlite3-banks"
+    load_banks([folder.parent], cache)
+    before = cache.read_bytes().splitlines()
+    file = folder / "a1.yaml"
+    file.write_text(file.read_text().replace("Stem of a1", "Edited stem of a1"))
+    parses.count = 0
+    edited = load_banks([folder.parent], cache)
+    assert parses.count == 2  # bank.yaml and the edited file
+    after = cache.read_bytes().splitlines()
+    new = [line for line in after[1:-1] if line not in before]
+    assert len(after) == len(before) and len(new) == 1 and b'"a1.yaml"' in new[0]
+    parses.count = 0
+    warm = load_banks([folder.parent], cache)
+    assert parses.count == 1 and warm.banks == edited.banks == load_banks([folder.parent]).banks
+    assert warm.banks["demo"].questions["a1"].stem.startswith("Edited stem of a1")
+
+
+def test_a_cache_replaced_during_a_load_is_not_copied_from(tmp_path: Path, parses: Parses) -> None:
+    folder = demo(tmp_path)
+    cache = tmp_path / "bot.sqlite3-banks"
+    load_banks([folder.parent], cache)
+    (folder / "b2.yaml").unlink()
+    loading = bank_cache.BankCache(cache)
+    result = _load_banks([folder.parent], loading)
+    # Another process writes the cache meanwhile (a new file, as every writer makes one),
+    # with lines of the same lengths that differ from the ones this load read.
+    other = tmp_path / "other"
+    other.write_bytes(cache.read_bytes().replace(b"Stem of", b"Stem 0f"))
+    os.replace(other, cache)
+    loading.save()
+    assert b"Stem 0f" not in cache.read_bytes()
+    parses.count = 0
+    warm = load_banks([folder.parent], cache)
+    assert parses.count == 1 and not warm.problems and warm.banks == result.banks
 
 
 def test_cached_questions_still_meet_the_bank_checks_with_their_lines(tmp_path: Path) -> None:

@@ -26,6 +26,11 @@ DOCUMENTS = [
     "key: [unclosed\n",
     "key: 'unterminated\n",
     "\ufeffbom: true\n",
+    "a:\n  - [1, {b: [2, {c: d}]}]\n  - e\nf: {g: []}\nh: {}\n",
+    "- - - x\n  - y\n- z\n",
+    "? {a: 1}\n: b\n",
+    "plain\n",
+    '"<<": 1\n',
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import textwrap
 from pathlib import Path
 
@@ -193,3 +194,15 @@ def test_missing_paths_and_folders_without_bank_yaml(tmp_path: Path) -> None:
 def test_problem_text_uses_dashes_for_missing_parts() -> None:
     assert str(Problem(Path("b/q.yaml"), None, None, None, "boom")) == "b/q.yaml:-: -: -: boom"
     assert str(Problem(Path("q.yaml"), 3, "q-1", "stem", "bad")) == "q.yaml:3: q-1: stem: bad"
+
+
+def test_a_load_leaves_what_it_built_in_the_oldest_generation() -> None:
+    # The young collections would otherwise walk every loaded object once more, for nothing.
+    gc.disable()  # no collection may move anything meanwhile
+    try:
+        result = load_banks([BUNDLED_QUESTIONS])
+        question = next(iter(next(iter(result.banks.values())).questions.values()))
+        assert any(o is question for o in gc.get_objects(generation=2))
+        assert not any(o is question for o in gc.get_objects(generation=0))
+    finally:
+        gc.enable()

@@ -9,7 +9,15 @@ from collections import Counter
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer, Confidence, MemoryState, review
 from bot.learning.misconceptions import MisconceptionState, after_answer
-from bot.learning.queue import Learner, Reason, Today, choose_next, mistakes, next_mistake
+from bot.learning.queue import (
+    Learner,
+    Reason,
+    Today,
+    _most_urgent,
+    choose_next,
+    mistakes,
+    next_mistake,
+)
 from bot.learning.simulate.generated_bank import generate_bank
 from tests.sample_bank import bank, question
 
@@ -146,3 +154,33 @@ def test_mistakes_queue_only_wrong_most_forgotten_first() -> None:
     assert mistakes(plan, memory, now, topic="beta") == ["b1"]
     assert next_mistake(plan, memory, now, last_question_id="a2") == "b1"
     assert next_mistake(plan, {"a3": memory["a3"]}, now) is None
+
+
+def test_urgency_ranking_is_the_key_function_it_replaced() -> None:
+    # The review pick ranks flat tuples; it must choose what min() with the key function
+    # ((tier, -value × (1 - recall)), draw) chose, drawing the same numbers in the same order.
+    plan = Blueprint.of(generate_bank(n_questions=80, n_topics=4, seed=3))
+    ids = list(plan.in_order)
+    gen = random.Random(11)
+    for case in range(300):
+        memory = {
+            q: _met(gen.random() < 0.6, T0, gen.choice([None, Confidence.SURE, Confidence.UNSURE]))
+            for q in gen.sample(ids, gen.randint(1, len(ids)))
+        }
+        # Many equal recalls (all 1.0 on some cases): ties go to the draws, then to the order.
+        recall = {
+            q: 1.0 if case % 3 == 0 else gen.choice([0.5, 0.7, gen.random()]) for q in memory
+        }
+        ranked = list(memory)
+
+        def urgency(
+            q: str, memory: dict[str, MemoryState] = memory, recall: dict[str, float] = recall
+        ) -> tuple[int, float]:
+            state = memory[q]
+            tier = 0 if state.confident_error else 1 if not state.last_correct else 2
+            return tier, -plan.value[q] * (1 - recall[q])
+
+        ours, theirs = random.Random(case), random.Random(case)
+        expected = min(ranked, key=lambda q: (urgency(q), theirs.random()))
+        assert _most_urgent(plan, memory, recall, ranked, ours) == expected
+        assert ours.random() == theirs.random()  # as many draws

@@ -79,10 +79,12 @@ async def compare(service: PracticeService, cache: MemoryCache, user: int) -> He
         held = cache.holds(user, BANK)
         memory = list(cache.memory_states(conn, user, BANK).items())
         mis = list(cache.misconception_states(conn, user, BANK).items())
+        kept = (cache.last_question(conn, user, BANK), cache.exam_date(conn, user, BANK))
         cache.settle(conn)
         fresh = list(lsql.memory_states(conn, user, BANK).items())
         fresh_mis = list(lsql.misconception_states(conn, user, BANK).items())
-        return held, memory == fresh and mis == fresh_mis
+        read = (lsql.last_question(conn, user, BANK), lsql.exam_date(conn, user, BANK))
+        return held, memory == fresh and mis == fresh_mis and kept == read
 
     return await service.db.write(go)
 
@@ -150,6 +152,43 @@ async def test_a_rolled_back_answer_leaves_the_stored_state(
     assert (await compare(service, cache, 1)) == (True, True)
     memory = await service.db.write(lambda c: cache.memory_states(c, 1, BANK))
     assert memory[qid] == state
+
+
+async def test_what_a_failed_transaction_wrote_is_never_taken_in(
+    setup: tuple[PracticeService, MemoryCache],
+) -> None:
+    service, cache = await warmed(setup, seed=5, answers=3)
+    states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
+    qid, state = next(iter(states.items()))
+    last = await service.db.read(lambda c: lsql.last_question(c, 1, BANK))
+    other = next(q for q in states if q != last)
+
+    def fail(conn: sqlite3.Connection) -> None:
+        cache.check(conn)
+        cache.memory_states(conn, 1, BANK)
+        cache.answered(1, BANK, qid, misconceptions=False)
+        cache.stored(1, BANK, qid, lsql.save_memory(conn, 1, BANK, qid, replace(state, reps=9)))
+        cache.recorded(1, BANK, other)
+        cache.settle(conn)
+        raise RuntimeError("the commit fails")
+
+    with pytest.raises(RuntimeError):
+        await service.db.write(fail)
+    assert (await compare(service, cache, 1)) == (True, True)  # the next check dropped them
+    cache.committed()  # too late: nothing is pending any more
+    memory = await service.db.write(lambda c: cache.memory_states(c, 1, BANK))
+    assert memory[qid] == state
+    assert await service.db.write(lambda c: cache.last_question(c, 1, BANK)) == last
+
+
+async def test_an_exam_date_set_meanwhile_is_read_again(
+    setup: tuple[PracticeService, MemoryCache],
+) -> None:
+    service, cache = await warmed(setup, seed=7, answers=2)
+    await service.learning.set_exam(1, dt.date(2027, 2, 1))
+    assert (await compare(service, cache, 1)) == (False, True)
+    await practise(service, 1, random.Random(1))
+    assert (await compare(service, cache, 1)) == (True, True)
 
 
 async def replies(tmp_path: Path, name: str, db_kind: type[Database], cached: bool) -> list[Any]:

@@ -29,8 +29,9 @@ import pydantic
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict  # pydantic reads TypedDicts only from here before 3.12
 
-from bot.bank import fastyaml, limits, models
+from bot.bank import fastyaml, limits, models, parsing
 from bot.bank.models import FROM_CACHE, Question
+from bot.bank.parsing import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,8 @@ class Line(TypedDict):
 
 # bank folder (resolved) -> question file path relative to it -> entry
 Folders = dict[str, dict[str, Entry]]
+# Where a line lies in the cache file: offset and length in bytes.
+Span = tuple[int, int]
 _TRAILER = b'{"sha256":'
 
 
@@ -68,6 +71,24 @@ _TRAILER = b'{"sha256":'
 def _lines() -> TypeAdapter[Line]:
     # Built on first use: commands that never touch the cache do not pay for the schema.
     return TypeAdapter(Line)
+
+
+def _line(
+    adapter: TypeAdapter[Line], folder: str, name: str, entry: Entry, question: bytes | None
+) -> bytes:
+    """One line of the file; a question already serialized is put in as it is."""
+    if question is None:
+        line = Line(folder=folder, file=name, entry=entry)
+        return adapter.dump_json(line, exclude_defaults=True) + b"\n"
+    stamp = {k: entry[k] for k in ("size", "mtime_ns", "ctime_ns", "sha256")}
+    head = json.dumps({"folder": folder, "file": name, "entry": stamp}, separators=(",", ":"))
+    # `head` ends with the entry's and the line's closing braces: the question goes before.
+    return head[:-2].encode() + b',"question":' + question + b"}}\n"
+
+
+def _stamp(stat: os.stat_result) -> tuple[int, ...]:
+    # The writer always replaces the file, so the same inode, size and mtime is the same file.
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def cache_path(db: Path) -> Path:
@@ -79,27 +100,28 @@ def _code_key() -> str | None:
     """Identifies the code that turns a file into a question; None if it cannot be read."""
     digest = hashlib.sha256(f"{CACHE_FORMAT}|{pydantic.VERSION}|{sys.version_info[:2]}".encode())
     try:
-        for module in (models, limits, fastyaml):
+        for module in (models, limits, fastyaml, parsing):
             digest.update(Path(module.__file__ or "").read_bytes())
     except OSError:
         return None
     return digest.hexdigest()
 
 
-def file_sha256(source: bytes) -> str:
-    """The content digest stored for files changed just before the cache was written."""
-    return hashlib.sha256(source).hexdigest()
-
-
 class FolderCache:
     """The cache of one bank folder during one load: hits are kept, misses are stored."""
 
-    def __init__(self, folder: Path, old: dict[str, Entry]) -> None:
+    def __init__(self, folder: Path, old: dict[str, Entry], spans: dict[str, Span]) -> None:
         self.folder = folder
         self.old = old
         self.new: dict[str, Entry] = {}
+        # Where the cache file holds the line of each old entry: one taken over unchanged is
+        # copied back from there instead of being serialized again.
+        self.spans = spans
+        # Questions that arrived as JSON from a parsing helper: put into their line as sent.
+        self.json: dict[str, bytes] = {}
         self.changed = False
         self._prefix = os.path.join(str(folder), "")
+        self._now_ns = time.time_ns()
 
     def _key(self, path: Path) -> str:
         # The loader's paths are the folder joined with the rest: slicing is 40x relpath.
@@ -127,17 +149,36 @@ class FolderCache:
         self.new[key] = entry
         return entry["question"]
 
-    def put(self, path: Path, stat: os.stat_result, question: Question, source: bytes) -> None:
-        """Remember a question just parsed from `source`, read after `stat` was taken (so a
-        change while reading leaves a stamp that no longer matches: parsed again next time)."""
-        racy = stat.st_mtime_ns > time.time_ns() - RACY_NS
-        self.new[self._key(path)] = Entry(
+    def racy(self, stat: os.stat_result) -> bool:
+        """Whether a file with this stamp could change again without its stamp moving, so
+        its entry must carry the SHA-256 of the bytes parsed (see `put`)."""
+        return stat.st_mtime_ns > self._now_ns - RACY_NS
+
+    def put(
+        self,
+        path: Path,
+        stat: os.stat_result,
+        question: Question,
+        sha256: str | None,
+        question_json: bytes | None = None,
+    ) -> None:
+        """Remember a question just parsed from a file read after `stat` was taken (so a
+        change while reading leaves a stamp that no longer matches: parsed again next time);
+        `sha256` is the digest of the bytes parsed, required when the stamp is racy, and
+        `question_json` the question serialized without defaults, if at hand."""
+        if sha256 is None and self.racy(stat):
+            raise ValueError(f"{path}: a file changed this recently needs its digest")
+        key = self._key(path)
+        self.new[key] = Entry(
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
             ctime_ns=stat.st_ctime_ns,
-            sha256=file_sha256(source) if racy else None,
+            sha256=sha256,
             question=question,
         )
+        self.spans.pop(key, None)
+        if question_json is not None:
+            self.json[key] = question_json
         self.changed = True
 
 
@@ -148,6 +189,8 @@ class BankCache:
         self.path = path
         self.write = write
         self.key = _code_key()
+        self._spans: dict[str, dict[str, Span]] = {}
+        self._stamp: tuple[int, ...] | None = None
         self._old: Folders = self._read() if self.key is not None else {}
         self._folders: dict[str, FolderCache] = {}
 
@@ -163,8 +206,10 @@ class BankCache:
             return {}
         with file:
             try:
+                self._stamp = _stamp(os.fstat(file.fileno()))
                 return self._parse(file)
             except Exception as err:  # whatever is wrong with the file, the YAML is the truth
+                self._spans = {}
                 log.warning(
                     "bank cache %s is damaged (%s); parsing the question files",
                     self.path,
@@ -174,14 +219,18 @@ class BankCache:
 
     def _parse(self, file: BinaryIO) -> Folders:
         """A header line, one line per question file, a trailer with the lines' digest. Line by
-        line, so loading never holds the whole file and its parse tree at once."""
-        header = json.loads(file.readline())
+        line, so loading never holds the whole file and its parse tree at once; where each
+        line lies is kept, for the save to copy unchanged entries without serializing them."""
+        first = file.readline()
+        header = json.loads(first)
         if header.get("format") != CACHE_FORMAT or header.get("code") != self.key:
             log.info("bank cache %s is from other code; parsing the question files", self.path)
             return {}
         adapter = _lines()
         digest = hashlib.sha256()
         folders: Folders = {}
+        spans = self._spans
+        offset = len(first)
         for raw in file:
             if raw.startswith(_TRAILER):
                 if json.loads(raw)["sha256"] != digest.hexdigest() or file.read(1):
@@ -191,13 +240,17 @@ class BankCache:
             # Validated again (pydantic-core, from JSON): a cache that passes is a valid bank.
             line = adapter.validate_json(raw, context=FROM_CACHE)
             folders.setdefault(line["folder"], {})[line["file"]] = line["entry"]
+            spans.setdefault(line["folder"], {})[line["file"]] = (offset, len(raw))
+            offset += len(raw)
         raise ValueError("cut short")
 
     def folder(self, folder: Path) -> FolderCache:
         """The cache of one bank folder for this load."""
         key = str(folder.resolve())
         if key not in self._folders:
-            self._folders[key] = FolderCache(folder, self._old.get(key, {}))
+            self._folders[key] = FolderCache(
+                folder, self._old.get(key, {}), self._spans.get(key, {})
+            )
         return self._folders[key]
 
     def changed(self) -> bool:
@@ -206,6 +259,17 @@ class BankCache:
             return True
         return any(f.changed or len(f.new) != len(f.old) for f in self._folders.values())
 
+    def _old_file(self) -> BinaryIO | None:
+        """The cache file this load read, if it is still there unchanged, to copy lines from."""
+        try:
+            file = self.path.open("rb", buffering=1 << 16)
+        except OSError:
+            return None
+        if self._stamp is None or _stamp(os.fstat(file.fileno())) != self._stamp:
+            file.close()
+            return None
+        return file
+
     def save(self) -> None:
         """Write the entries of this load (atomically) when they differ from the file's."""
         if not self.write or self.key is None or not self.changed():
@@ -213,14 +277,21 @@ class BankCache:
         adapter = _lines()
         digest = hashlib.sha256()
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        old = self._old_file()
         try:
             with tmp.open("wb") as out:
                 header = {"format": CACHE_FORMAT, "code": self.key}
                 out.write(json.dumps(header).encode() + b"\n")
                 for key, folder in self._folders.items():
                     for name, entry in folder.new.items():
-                        line = Line(folder=key, file=name, entry=entry)
-                        raw = adapter.dump_json(line, exclude_defaults=True) + b"\n"
+                        span = folder.spans.get(name) if old is not None else None
+                        raw = b""
+                        if span is not None and old is not None:
+                            # Mostly in the order read: the seek stays inside the read-ahead.
+                            old.seek(span[0])
+                            raw = old.read(span[1])
+                        if len(raw) != (span[1] if span else -1) or not raw.endswith(b"\n"):
+                            raw = _line(adapter, key, name, entry, folder.json.get(name))
                         digest.update(raw)
                         out.write(raw)
                 out.write(_TRAILER + json.dumps(digest.hexdigest()).encode() + b"}\n")
@@ -231,3 +302,6 @@ class BankCache:
             )
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
+        finally:
+            if old is not None:
+                old.close()

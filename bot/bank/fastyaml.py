@@ -101,13 +101,16 @@ def _resolve_plain(value: str) -> Any:
 
 
 def _build(parser: Any) -> Any:
-    # One flat loop over the events with a stack of open containers; the hot path is a plain
-    # scalar in a mapping, so it is tested first and resolved through the cache.
+    # One flat loop over the events. The open container and its pending key live in locals
+    # (the stacks hold only the outer ones), and the hot path, a scalar, comes first.
     stack: list[Any] = []
     keys: list[Any] = []
+    no_key: Any = keys  # a sentinel no key can be equal to
+    top: Any = None  # the innermost open container; None at the top level
+    top_is_list = False
+    key: Any = no_key
     root: Any = None
     documents = 0
-    no_key = keys  # a sentinel no key can be equal to
     cache_get = _PLAIN_CACHE.get
     scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
@@ -120,53 +123,63 @@ def _build(parser: Any) -> Any:
             if event.anchor is not None:
                 raise _Fallback
             tag = event.tag
-            if tag is None and event.implicit[0]:
-                value: Any = cache_get(event.value, no_key)
-                if value is no_key:
-                    try:
-                        value = _plain(event.value)
-                    except (ValueError, OverflowError) as exc:
-                        raise _invalid(event.value, exc, event.start_mark) from None
-            elif tag is None or tag == "!" or tag == _STR:
+            if tag is None:
+                if event.implicit[0]:
+                    value: Any = cache_get(event.value, no_key)
+                    if value is no_key:
+                        try:
+                            value = _plain(event.value)
+                        except (ValueError, OverflowError) as exc:
+                            raise _invalid(event.value, exc, event.start_mark) from None
+                else:
+                    value = event.value
+            elif tag == "!" or tag == _STR:
                 value = event.value
             else:
                 raise _Fallback
+            if top_is_list:
+                top.append(value)
+            elif key is not no_key:
+                top[key] = value
+                key = no_key
+            elif top is None:
+                root = value
+            elif value == "<<":
+                raise _Fallback
+            elif value in top:
+                raise DuplicateKey(value, event.start_mark)
+            else:
+                key = value
         elif kind is mapping_start or kind is sequence_start:
             if event.anchor is not None or event.tag not in (None, "!"):
                 raise _Fallback
-            stack.append({} if kind is mapping_start else [])
-            keys.append(no_key)
-            continue
+            if top is not None and not top_is_list and key is no_key:
+                raise _Fallback  # a mapping or a list as a key
+            stack.append(top)
+            keys.append(key)
+            top_is_list = kind is sequence_start
+            top = [] if top_is_list else {}
+            key = no_key
         elif kind is mapping_end or kind is sequence_end:
-            value = stack.pop()
-            keys.pop()
+            value = top
+            top = stack.pop()
+            key = keys.pop()
+            top_is_list = type(top) is list
+            if top_is_list:
+                top.append(value)
+            elif top is None:
+                root = value
+            else:
+                top[key] = value
+                key = no_key
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
                 raise _Fallback  # let the full loader raise its "single document" error
-            continue
         elif kind is yaml.StreamEndEvent:
             return root
         elif kind is alias_event:
             raise _Fallback
-        else:
-            continue
-        if not stack:
-            root = value
-            continue
-        top = stack[-1]
-        key = keys[-1]
-        if type(top) is list:
-            top.append(value)
-        elif key is no_key:
-            if isinstance(value, (dict, list)) or value == "<<":
-                raise _Fallback
-            if value in top:
-                raise DuplicateKey(value, event.start_mark)
-            keys[-1] = value
-        else:
-            top[key] = value
-            keys[-1] = no_key
 
 
 def load(source: bytes | str) -> Any:

@@ -96,9 +96,12 @@ class Question(Strict):
         if info.context is FROM_CACHE:
             return self
         # Every problem goes into one error, one "path: message" per line, so the loader can
-        # report them all with their fields instead of stopping at the first.
+        # report them all with their fields instead of stopping at the first. One pass over
+        # the options: this runs for every question of every bank at each parse.
         problems: list[str] = []
         seen: dict[str, int] = {}
+        pinned: list[int] = []
+        n_correct = 0
         for i, option in enumerate(self.options):
             key = " ".join(option.text.casefold().split())
             if not key:
@@ -109,16 +112,18 @@ class Question(Strict):
                 )
             else:
                 seen[key] = i
-            if option.correct and option.misconception is not None:
-                problems.append(
-                    f"options.{i}.misconception: a correct option cannot carry a misconception"
-                )
-        pinned = [i for i, o in enumerate(self.options) if o.pin]
+            if option.correct:
+                n_correct += 1
+                if option.misconception is not None:
+                    problems.append(
+                        f"options.{i}.misconception: a correct option cannot carry a misconception"
+                    )
+            if option.pin:
+                pinned.append(i)
         if len(pinned) > 1:
             problems.append("options: at most one option can be pinned last")
         elif pinned and pinned[0] != len(self.options) - 1:
             problems.append(f"options.{pinned[0]}.pin: a pinned option must be the last one")
-        n_correct = sum(o.correct for o in self.options)
         if self.kind is Kind.SINGLE and n_correct != 1:
             problems.append(
                 "options: a single-answer question needs exactly 1 correct option, "

@@ -28,6 +28,9 @@ from bot.storage.memory_cache import MemoryCache
 
 log = logging.getLogger(__name__)
 READ_SIZE = 1 << 16  # bytes of requests read at once: up to some hundreds of lines a batch
+# What json.dumps(reply, ensure_ascii=False, separators=(",", ":")) writes, without building
+# an encoder for every reply (dumps does when given any option).
+encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 async def serve(session: JsonlSession, stdin: TextIO, out: TextIO) -> int:
@@ -43,7 +46,7 @@ async def serve(session: JsonlSession, stdin: TextIO, out: TextIO) -> int:
         else:
             replies = [await answer(session, line) for line in lines]
         for reply in replies:
-            out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.write(encode(reply) + "\n")
             out.flush()
     return 0
 

@@ -90,8 +90,24 @@ def origin(question: Question) -> tuple[Question, Order] | None:
     return None if found is None or found[0] is not question else (found[1], found[2])
 
 
+# Every delivery stores its question's version: hashed once per question object (a bank's
+# questions are immutable and live as long as the bank is loaded).
+_versions: dict[int, tuple[Question, str]] = {}
+
+
 def question_version(question: Question) -> str:
     """Content hash of what grading depends on: stem, option texts and keys, in file order."""
+    found = _versions.get(id(question))
+    if found is not None and found[0] is question:
+        return found[1]
+    if len(_versions) >= CACHE_SIZE:
+        _versions.clear()
+    version = _version_of(question)
+    _versions[id(question)] = (question, version)
+    return version
+
+
+def _version_of(question: Question) -> str:
     h = hashlib.blake2b(digest_size=8)
     h.update(question.stem.strip().encode())
     for option in question.options:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -64,6 +64,13 @@ class MemoryState:
     # how many were right. They tell how far this learner's forgetting departs from the model.
     predicted_recall: float = 0.0
     review_right: int = 0
+    # `last_review` as whole microseconds since the Unix epoch, derived once: the study queue
+    # takes every met question's age on each pick, and integer microseconds give the very
+    # float that timedelta.total_seconds() gives, without a datetime and a timedelta a question.
+    last_us: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "last_us", micros(self.last_review))
 
     @property
     def confident_error(self) -> bool:
@@ -103,6 +110,15 @@ class MemoryState:
             predicted_recall=float(row["predicted_recall"]),
             review_right=int(row["review_right"]),
         )
+
+
+_UNIX_EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def micros(at: dt.datetime) -> int:
+    """An aware time as whole microseconds since the Unix epoch (exact, unlike timestamp())."""
+    return (at - _UNIX_EPOCH) // _MICROSECOND
 
 
 def from_timestamp(seconds: float) -> dt.datetime:
@@ -213,10 +229,12 @@ def recalls(
     floats, computed in one pass (the study queue asks this of every question on each pick)."""
     out: dict[str, float] = {}
     get = memory.get
+    now_us = micros(at)
     for q in ids:
         state = get(q)
         if state is not None:
-            elapsed = (at - state.last_review).total_seconds() / DAY_SECONDS
+            # timedelta.total_seconds() is its microseconds / 10**6, an exact int division.
+            elapsed = (now_us - state.last_us) / 1_000_000 / DAY_SECONDS
             r = (1 + _FACTOR * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** _DECAY
             out[q] = r**power
     return out

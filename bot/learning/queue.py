@@ -11,7 +11,13 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import MemoryState, forgetting_exponent, recall_probability, recalls
+from bot.learning.memory import (
+    Confidence,
+    MemoryState,
+    forgetting_exponent,
+    recall_probability,
+    recalls,
+)
 from bot.learning.misconceptions import MisconceptionState
 
 DEFAULT_HORIZON_DAYS = 30
@@ -225,14 +231,36 @@ def choose_next(
     if unmet and (not due or catch_up):
         return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
 
-    def urgency(q: str) -> tuple[int, float]:
-        state = memory[q]
-        tier = 0 if state.confident_error else 1 if not state.last_correct else 2
-        return tier, -plan.value[q] * (1 - recall[q])
-
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
-    best = min(ranked, key=lambda q: (urgency(q), rng.random()))
-    return Pick(best, Reason.REVIEW if due else Reason.PRACTICE)
+    return Pick(
+        _most_urgent(plan, memory, recall, ranked, rng), Reason.REVIEW if due else Reason.PRACTICE
+    )
+
+
+def _most_urgent(
+    plan: Blueprint,
+    memory: Mapping[str, MemoryState],
+    recall: Mapping[str, float],
+    ranked: Sequence[str],
+    rng: random.Random,
+) -> str:
+    """The first of `ranked` by urgency: a confident error, then any error, then the rest;
+    within a tier the largest exam share at risk (value × forgetting); a random draw per
+    question, in `ranked` order, breaks ties."""
+    value, rand, sure = plan.value, rng.random, Confidence.SURE
+    # One flat tuple per question (tier, share at risk, draw, position): what a key function
+    # returning ((tier, share), draw) would order, without two calls a question. The position
+    # keeps min's choice of the first among equals.
+    keys = [
+        (
+            (0 if s.last_confidence is sure else 1) if not (s := memory[q]).last_correct else 2,
+            -value[q] * (1 - recall[q]),
+            rand(),
+            i,
+        )
+        for i, q in enumerate(ranked)
+    ]
+    return ranked[min(keys)[3]]
 
 
 def mistakes(

@@ -9,12 +9,12 @@ claims) picks without another round trip.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import secrets
 import sqlite3
 import string
 from collections.abc import Mapping
-from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Question
@@ -34,10 +34,26 @@ TOKEN_CHARS = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 4
 
 
+# Random bytes from the OS, drawn a few hundred at a time: secrets.choice reads the OS's
+# randomness once per character, a system call each (~25 µs a token, most of a pick's own
+# Python). A byte below 252 (7 × 36) picks a character uniformly; the rest are skipped.
+_RANDOM_BYTES = bytearray()
+_UNIFORM_BELOW = 256 - 256 % len(TOKEN_CHARS)
+# A forked child (the bank loader's parse helper) must not hand out the parent's next tokens.
+os.register_at_fork(after_in_child=_RANDOM_BYTES.clear)
+
+
 def new_token() -> str:
     """A delivery's button token: random per delivery, so a restored copy of the database
     (which hands the same delivery ids out again) cannot match a newer message's buttons."""
-    return "".join(secrets.choice(TOKEN_CHARS) for _ in range(TOKEN_LENGTH))
+    chars: list[str] = []
+    while len(chars) < TOKEN_LENGTH:
+        if not _RANDOM_BYTES:
+            _RANDOM_BYTES.extend(secrets.token_bytes(256))
+        byte = _RANDOM_BYTES.pop()
+        if byte < _UNIFORM_BELOW:
+            chars.append(TOKEN_CHARS[byte % len(TOKEN_CHARS)])
+    return "".join(chars)
 
 
 def record(
@@ -54,10 +70,8 @@ def record(
 ) -> Delivery:
     """Record a delivery of `question` with its own option order, version and token."""
     order = display.shuffled_order(question, rng)
-    row = DeliveryRecord(
-        0, chat_id, None, user_id, bank.id, question.id, source, now, closes_at, None, None,
-        display.encode_order(order), display.question_version(question), new_token(),
-    )  # fmt: skip
+    option_order, version = display.encode_order(order), display.question_version(question)
+    token = new_token()
     did = sql.insert_delivery(
         conn,
         chat_id=chat_id,
@@ -67,11 +81,15 @@ def record(
         source=source,
         now=now,
         closes_at=closes_at,
-        option_order=row.option_order,
-        version=row.version,
-        token=row.token,
+        option_order=option_order,
+        version=version,
+        token=token,
     )
-    return delivery_from(replace(row, id=did), question)
+    row = DeliveryRecord(
+        did, chat_id, None, user_id, bank.id, question.id, source, now, closes_at, None, None,
+        option_order, version, token,
+    )  # fmt: skip
+    return delivery_from(row, question)
 
 
 def pick_and_record(
@@ -129,9 +147,9 @@ def pick_for_learner(
     `cache`: the states kept since the last pick (checked by the caller's transaction)."""
     topic = topic if topic and bank.meta.topic(topic) else None
     plan = catalog.blueprint(bank)
-    reads = lsql if cache is None else cache  # the same two reads, from the cache if any
+    reads = lsql if cache is None else cache  # the same reads, from the cache if any
     memory = reads.memory_states(conn, user_id, bank.id)
-    last = lsql.last_question(conn, user_id, bank.id)
+    last = reads.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
     if mistakes:
         qid = queue.next_mistake(plan, memory, at, last_question_id=last, topic=topic)
@@ -140,7 +158,7 @@ def pick_for_learner(
         learner = queue.Learner(
             memory=memory,
             today=queue.today_from_memory(memory, date, start),
-            exam_date=lsql.exam_date(conn, user_id, bank.id),
+            exam_date=reads.exam_date(conn, user_id, bank.id),
             topic=topic if topic and plan.by_topic.get(topic) else None,
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
@@ -149,6 +167,8 @@ def pick_for_learner(
         qid = None if pick is None else pick.question_id
     if qid is None:
         return None
+    if cache is not None:
+        cache.recorded(user_id, bank.id, qid)
     return record(
         conn, bank, bank.questions[qid], rng,
         chat_id=chat_id, user_id=user_id, source=source, now=now,

@@ -108,17 +108,20 @@ class PracticeService:
             cache = self.memory_cache
             if cache is not None:
                 cache.check(conn)
-            sql.upsert_user(conn, learner, now)
+            prefs = sql.upsert_user_prefs(conn, learner, now)
             mode = source
             before = sql.delivery_record(conn, after) if after is not None else None
             if before is not None and before.source is Source.MISTAKES:
                 mode = Source.MISTAKES
-            found = self.pick(conn, chat_id, learner.id, mode, now, cache=cache)
+            found = self.pick(conn, chat_id, learner.id, mode, now, cache=cache, prefs=prefs)
             if cache is not None:
                 cache.settle(conn)
             return found
 
-        return await self.db.write(pick)
+        found = await self.db.write(pick)
+        if self.memory_cache is not None:
+            self.memory_cache.committed()
+        return found
 
     def pick(
         self,
@@ -131,10 +134,13 @@ class PracticeService:
         bank_id: str | None = None,
         topic: str | None = None,
         cache: MemoryCache | None = None,
+        prefs: sql.UserPrefs | None = None,
     ) -> Delivery | None:
         """The learner's next question in their bank and topic (or the ones given), recorded,
-        inside a caller's transaction (the daily push claims a batch with it)."""
-        prefs = sql.user_prefs(conn, user_id)
+        inside a caller's transaction (the daily push claims a batch with it). `prefs`: the
+        user's, when the caller read them in this transaction."""
+        if prefs is None:
+            prefs = sql.user_prefs(conn, user_id)
         bank = self.catalog.bank(bank_id or prefs.bank_id)
         return pick_for_learner(
             conn,
@@ -251,7 +257,10 @@ class PracticeService:
                 cache.settle(c)
             return outcome
 
-        return await self.db.write(record)
+        outcome = await self.db.write(record)
+        if self.memory_cache is not None:
+            self.memory_cache.committed()
+        return outcome
 
     async def confirm(
         self,
@@ -379,15 +388,24 @@ class PracticeService:
         took = max(0.0, now - row.sent_at) if seconds is None else seconds
         answer = Answer(row.question_id, at, correct, confidence, took)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
-        if self.memory_cache is not None:
-            # Before the writes: should this transaction roll back, the rows are re-read.
-            tagged = question is not None and bool(tagged_options(question))
-            self.memory_cache.answered(
-                user_id, row.bank_id, row.question_id, misconceptions=tagged
+        cache = self.memory_cache
+        if cache is None:
+            lsql.review_from(conn, user_id, row.bank_id, answer, before)
+            if question is not None:
+                lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
+            return
+        bank_id = row.bank_id
+        tagged = question is not None and bool(tagged_options(question))
+        held = cache.misconception_states(conn, user_id, bank_id) if tagged else None
+        # Before the writes: should this transaction roll back, the rows are re-read.
+        cache.answered(user_id, bank_id, row.question_id, misconceptions=tagged)
+        after = lsql.review_stored(conn, user_id, bank_id, answer, before)
+        cache.stored(user_id, bank_id, row.question_id, after)
+        if question is not None and held is not None:
+            changed = lsql.update_misconceptions(
+                conn, user_id, bank_id, question, file_chosen, at, held
             )
-        lsql.review_from(conn, user_id, row.bank_id, answer, before)
-        if question is not None:
-            lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
+            cache.stored_misconceptions(user_id, bank_id, {**held, **changed})
 
     @staticmethod
     def _already(conn: sqlite3.Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:

@@ -42,6 +42,7 @@ from bot.storage import practice_sql, push_lease
 from bot.storage import push_log as dlog
 from bot.storage.db import Database
 from bot.storage.push_peak import peak_due
+from bot.storage.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -276,10 +277,14 @@ class PushService:
             return dlog.materialize_due(conn, now, self.grace_s, size)
 
         planned = 0
+        # Between transactions, waits for the WAL to be copied before it grows so big that a
+        # commit would copy it inside the writer (a wait that holds nothing).
+        pacer = WalPacer(self.db.wal, self.db.wal_policy.burst_pages)
         while True:
-            size = self.plan_batch
+            size = await pacer.room(self.plan_batch)
             started = time.perf_counter()
             n = await self.db.write(partial(batch, size=size))
+            pacer.wrote(n)
             # Timed around the round trip, not inside the transaction: its commit writes every
             # page the batch dirtied (push_log and its indexes), often longer than the inserts.
             took = time.perf_counter() - started

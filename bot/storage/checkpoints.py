@@ -17,6 +17,11 @@ pass, or its page, copied, would make the next request start the WAL over again.
 bounded: started over after a pass that caught up, or by the backstop under writes that never
 let one catch up (the backstop then copies only what came since the last pass). A reader that
 holds a snapshot open keeps the frames it may need, whatever checkpoints.
+
+A bulk writer does not leave the WAL the pauses it needs: between its transactions it asks for
+a pass now and waits for it (`WalKeeper.settle`, paced by bot/storage/wal_pace.py) while other
+writes go on; when writes landed during the passes, the writer copies their few pages itself
+and starts the WAL over, a short hold (two or three syncs) instead of a backstop's copy.
 """
 
 from __future__ import annotations
@@ -30,6 +35,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
+# A pass copies at most a backstop's worth of WAL: seconds even on a busy disk.
+SETTLE_WAIT_S = 10.0
+# Passes a bulk writer waits for before the writer copies what writes beside it added.
+SETTLE_PASSES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,15 +47,22 @@ class WalPolicy:
 
     # The writer's backstop: 16 MiB of WAL with 4 KiB pages. Under requests the background
     # passes keep the WAL far below it (next-question p99 2.4 ms with 4,096 or 16,384 pages,
-    # 15 ms at SQLite's default 1,000). Under a sustained burst (planning a million daily
-    # pushes) the passes fall behind and the backstop copies the rest inside a commit, so its
-    # cost grows with the cap: writes beside that planning waited p99 80 / 190 / 510 ms with
-    # 1,000 / 4,096 / 16,384 pages. This is the middle.
+    # 15 ms at SQLite's default 1,000). A sustained burst (planning a million daily pushes)
+    # outruns the passes, and the backstop's copy inside a commit grows with the cap: writes
+    # beside that planning waited p99 80 / 190 / 510 ms with 1,000 / 4,096 / 16,384 pages.
+    # Such a writer now waits for passes instead (`burst_pages`), so it never gets here.
     cap_pages: int = 4_096
     # A WAL started over is cut back to this size on disk: the same as the cap, for cutting
     # a file back is a metadata change the journal waits for (47 ms measured, on the writer).
     kept_pages: int = 4_096
     every: float = 1.0  # at most one background checkpoint a second, and only after writes
+    # A bulk writer (planning the daily push) that would take the WAL past this many pages
+    # waits, between its transactions, for a pass to copy the WAL so that it starts over
+    # (`WalPacer`): the backstop then never runs inside a commit. A million planned at load
+    # 6-9, interleaved with the backstop alone (medians of 3): a one-row write beside it p99
+    # 311 -> 52 ms, the planning's round trip p99 289 -> 56 ms, the WAL at most 29 -> 6 MB,
+    # 16 % more CPU. 2,048 pages: half the waits, each twice as long, p99 no better. 0: off.
+    burst_pages: int = 1_024
 
 
 def configure_writer(conn: sqlite3.Connection, *, policy: WalPolicy) -> None:
@@ -93,6 +109,7 @@ class Checkpointer:
         self.every = every
         self._on_pass = on_pass
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # a pass is wanted now, whatever the cadence
         self._stopping = threading.Event()
         self._seq = 0
         self.last: Pass | None = None
@@ -102,14 +119,26 @@ class Checkpointer:
         """Start the thread (it opens its connection there)."""
         self._thread.start()
 
+    @property
+    def alive(self) -> bool:
+        """The thread runs (it ends when stopped or when it cannot open the database)."""
+        return self._thread.is_alive()
+
     def poke(self, seq: int) -> None:
         """Writes up to number `seq` were committed: checkpoint them soon."""
         self._seq = seq
         self._wake.set()
 
+    def hurry(self, seq: int) -> None:
+        """Like `poke`, but the pass runs as soon as the one in progress (if any) is done."""
+        self._seq = seq
+        self._hurry.set()
+        self._wake.set()
+
     def stop(self) -> None:
         """Stop the thread and close its connection; waits for a pass in progress (blocking)."""
         self._stopping.set()
+        self._hurry.set()
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
@@ -127,9 +156,12 @@ class Checkpointer:
                 if self._stopping.is_set():
                     return
                 self._wake.clear()
+                self._hurry.clear()
                 self._pass(conn)
-                # The cadence bound: writes that come meanwhile wait for the next pass.
-                if self._stopping.wait(self.every):
+                # The cadence bound: writes that come meanwhile wait for the next pass,
+                # unless a bulk writer is waiting for one.
+                self._hurry.wait(self.every)
+                if self._stopping.is_set():
                     return
         finally:
             conn.close()
@@ -159,16 +191,20 @@ class WalKeeper:
         policy: WalPolicy,
         *,
         restart: Callable[[], Awaitable[object]],
+        catch_up: Callable[[], Awaitable[tuple[int, int, int]]],
         writing: Callable[[], bool],
     ) -> None:
         self.policy = policy
         self._restart = restart
+        self._catch_up = catch_up
         self._writing = writing
         self._loop = asyncio.get_running_loop()
         self._commits = 0
         self._quiet = False  # the next commit is the restart write's: no pass after it
         self._restarting: asyncio.Task[None] | None = None
         self._closed = False
+        # settle() callers: the commit count their pass must cover, and where to say it came.
+        self._settling: list[tuple[int, asyncio.Future[Pass | None]]] = []
         self.checkpointer = Checkpointer(connect, every=policy.every, on_pass=self._passed)
         self.checkpointer.start()
 
@@ -186,8 +222,50 @@ class WalKeeper:
         with contextlib.suppress(RuntimeError):  # a closed loop has nothing to restart for
             self._loop.call_soon_threadsafe(self._maybe_restart)
 
+    async def settle(self) -> Pass | None:
+        """Copy the whole WAL and start it over, for a bulk writer waiting between two of its
+        transactions: passes now on the checkpoint thread while other writes go on, and the
+        write that starts the WAL over. None if no pass came within SETTLE_WAIT_S (the
+        checkpoint thread is gone) or the keeper closed."""
+        done: Pass | None = None
+        for _ in range(SETTLE_PASSES):
+            done = await self._pass_now()
+            if done is None or self._closed:
+                return None
+            if done.complete and done.seq == self._commits:  # nothing written since it began
+                if self._restarting is None or self._restarting.done():
+                    self._quiet = True
+                    self._restarting = self._loop.create_task(self._restart_wal())
+                await asyncio.gather(self._restarting, return_exceptions=True)
+                return done
+        # Writes landed during every pass, so none could let the WAL start over: copy the
+        # little they added on the writer itself, then start over there, in one hand-off.
+        try:
+            _busy, frames, copied = await self._catch_up()
+        except sqlite3.Error:
+            log.warning("could not start the WAL over after a bulk write", exc_info=True)
+            return done
+        return Pass(self._commits, frames, copied)
+
+    async def _pass_now(self) -> Pass | None:
+        if not self.checkpointer.alive:
+            return None
+        waiter: asyncio.Future[Pass | None] = self._loop.create_future()
+        self._settling.append((self._commits, waiter))
+        self.checkpointer.hurry(self._commits)
+        try:
+            return await asyncio.wait_for(waiter, SETTLE_WAIT_S)
+        except TimeoutError:
+            return None
+        finally:
+            self._settling = [(s, w) for s, w in self._settling if w is not waiter]
+
     def _maybe_restart(self) -> None:
         done = self.checkpointer.last
+        if done is not None:
+            for seq, waiter in self._settling:
+                if done.seq >= seq and not waiter.done():
+                    waiter.set_result(done)
         if (
             self._closed
             or done is None
@@ -210,6 +288,9 @@ class WalKeeper:
     async def close(self) -> None:
         """Stop restarting and stop the checkpoint thread (after a pass in progress)."""
         self._closed = True
+        for _, waiter in self._settling:
+            if not waiter.done():
+                waiter.set_result(None)
         if self._restarting is not None:
             await asyncio.gather(self._restarting, return_exceptions=True)
         await self._loop.run_in_executor(None, self.checkpointer.stop)

@@ -35,6 +35,7 @@ import aiosqlite
 
 from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
 from bot.storage.migrations import apply_migrations
+from bot.storage.transactions import catch_up_wal as catch_up_wal
 from bot.storage.transactions import run_batch as run_batch
 from bot.storage.transactions import run_transaction as run_transaction
 
@@ -180,6 +181,7 @@ class Database:
             functools.partial(connect_sync, self.path),
             self.wal_policy,
             restart=lambda: self.write(restart_wal),
+            catch_up=lambda: self.call(catch_up_wal),
             writing=self._writing,
         )
 

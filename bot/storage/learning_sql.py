@@ -75,12 +75,13 @@ def memory_state(
 
 def save_memory(
     conn: sqlite3.Connection, user_id: int, bank_id: str, question_id: str, state: MemoryState
-) -> None:
-    """Store one memory state (insert or replace)."""
+) -> MemoryState:
+    """Store one memory state (insert or replace); returns it as a read of the row gives it."""
     row = state.to_row()
-    conn.execute(
-        _MEMORY_UPSERT, (user_id, bank_id, question_id, *(row[c] for c in MEMORY_COLUMNS))
-    )
+    values = tuple(row[c] for c in MEMORY_COLUMNS)
+    conn.execute(_MEMORY_UPSERT, (user_id, bank_id, question_id, *values))
+    # The same parse as `memory_state`: times come back through their stored Unix seconds.
+    return _parsed(values)
 
 
 def review_answer(
@@ -102,6 +103,17 @@ def review_from(
     after = review(before, answer)
     save_memory(conn, user_id, bank_id, answer.question_id, after)
     return after
+
+
+def review_stored(
+    conn: sqlite3.Connection,
+    user_id: int,
+    bank_id: str,
+    answer: Answer,
+    before: MemoryState | None,
+) -> MemoryState:
+    """`review_from`, returning the new state as a later read of its row would give it."""
+    return save_memory(conn, user_id, bank_id, answer.question_id, review(before, answer))
 
 
 # ---------------------------------------------------------------- misconceptions
@@ -148,14 +160,18 @@ def _misconception_row(user_id: int, bank_id: str, s: MisconceptionState) -> tup
 
 def save_misconceptions(
     conn: sqlite3.Connection, user_id: int, bank_id: str, states: Mapping[str, MisconceptionState]
-) -> None:
-    """Store changed misconception states."""
-    conn.executemany(
-        "INSERT OR REPLACE INTO misconception_states (user_id, bank_id, misconception_id, active,"
-        " activated_at, activated_by, last_event_at, avoidances, resolved_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [_misconception_row(user_id, bank_id, s) for s in states.values()],
-    )
+) -> dict[str, MisconceptionState]:
+    """Store changed misconception states; returns them as a read of their rows gives them."""
+    rows = [_misconception_row(user_id, bank_id, s) for s in states.values()]
+    if rows:
+        conn.executemany(
+            "INSERT OR REPLACE INTO misconception_states (user_id, bank_id, misconception_id,"
+            " active, activated_at, activated_by, last_event_at, avoidances, resolved_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    # The same parse as `misconception_states` (the row without its user and bank).
+    return {str(row[2]): _misconception(row[2:]) for row in rows}
 
 
 def update_misconceptions(
@@ -165,15 +181,20 @@ def update_misconceptions(
     question: Question,
     chosen_file: Collection[int],
     at: dt.datetime,
+    held: Mapping[str, MisconceptionState] | None = None,
 ) -> dict[str, MisconceptionState]:
-    """Apply one answer (FILE-order choice) to the misconceptions its question carries."""
+    """Apply one answer (FILE-order choice) to the misconceptions its question carries;
+    returns the changed states as stored. `held`: all of the learner's states in the bank,
+    read in this transaction (then they are not read again)."""
     tags = tagged_options(question)
     if not tags:
         return {}  # most questions carry none: no read, no write
-    states = misconception_states(conn, user_id, bank_id, list(tags))
+    if held is None:
+        states = misconception_states(conn, user_id, bank_id, list(tags))
+    else:
+        states = {m: s for m, s in held.items() if m in tags}
     changed = after_answer(states, question, chosen_file, at)
-    save_misconceptions(conn, user_id, bank_id, changed)
-    return changed
+    return save_misconceptions(conn, user_id, bank_id, changed)
 
 
 # ---------------------------------------------------------------- exam date, preferences

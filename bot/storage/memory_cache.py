@@ -13,7 +13,12 @@ It stays right because it trusts nothing it cannot check, inside each transactio
   path) empties it too;
 - an answer marks its question's row (and, when the question carries misconceptions, the
   learner's misconception states) to be read again, inside the answer's transaction, so a
-  rolled-back answer costs a re-read, never a wrong state.
+  rolled-back answer costs a re-read, never a wrong state;
+- what a transaction wrote (the answered question's new state, the question just asked) is
+  held as pending and taken in only by `committed`, which the caller calls once the
+  transaction is committed; the next `check` drops whatever was never confirmed.
+
+The learner's exam date and last question asked are kept the same way (read once, then kept).
 
 The states come back as the same mappings, in the same order (the table's key order), as
 `learning_sql.memory_states` and `misconception_states` would read them.
@@ -21,6 +26,7 @@ The states come back as the same mappings, in the same order (the table's key or
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -34,6 +40,20 @@ class _Learner:
     memory: dict[str, MemoryState]
     stale: set[str] = field(default_factory=set)
     misconceptions: dict[str, MisconceptionState] | None = None
+    exam_read: bool = False  # exam_date holds what was read (None is a value of it)
+    exam_date: dt.date | None = None
+    last_read: bool = False  # last_question holds what was read or recorded since
+    last_question: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """What a transaction wrote for one learner, held until it is committed."""
+
+    key: tuple[int, str]
+    question_id: str  # the question asked or answered ("" for misconceptions)
+    state: MemoryState | None = None  # the answered question's state as stored
+    misconceptions: dict[str, MisconceptionState] | None = None  # all of them, as stored
 
 
 class MemoryCache:
@@ -43,10 +63,12 @@ class MemoryCache:
         self._learners: dict[tuple[int, str], _Learner] = {}
         self._data_version: int | None = None
         self._changes: int | None = None
+        self._pending: list[_Written] = []
 
     def check(self, conn: sqlite3.Connection) -> None:
         """At the start of a transaction: forget everything unless no one else wrote since
         the last `settle` (another connection, or this one outside the cache's knowledge)."""
+        self._pending.clear()  # written by a transaction that was never confirmed
         version = int(conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self._data_version or conn.total_changes != self._changes:
             self._learners.clear()
@@ -55,6 +77,7 @@ class MemoryCache:
     def clear(self) -> None:
         """Forget every learner (their states are read again at their next pick)."""
         self._learners.clear()
+        self._pending.clear()
 
     def settle(self, conn: sqlite3.Connection) -> None:
         """At the end of a transaction that used the cache: its writes are accounted for."""
@@ -100,6 +123,31 @@ class MemoryCache:
             learner.misconceptions = lsql.misconception_states(conn, user_id, bank_id)
         return learner.misconceptions
 
+    def exam_date(self, conn: sqlite3.Connection, user_id: int, bank_id: str) -> dt.date | None:
+        """The learner's exam date, as `learning_sql.exam_date` reads it (read once, kept:
+        setting it is a write the cache is not told about, which empties it)."""
+        learner = self._learners.get((user_id, bank_id))
+        if learner is None:
+            return lsql.exam_date(conn, user_id, bank_id)
+        if not learner.exam_read:
+            learner.exam_date, learner.exam_read = lsql.exam_date(conn, user_id, bank_id), True
+        return learner.exam_date
+
+    def last_question(self, conn: sqlite3.Connection, user_id: int, bank_id: str) -> str | None:
+        """The question last asked, as `learning_sql.last_question` reads it (read once,
+        then the one each confirmed `recorded` names)."""
+        learner = self._learners.get((user_id, bank_id))
+        if learner is None:
+            return lsql.last_question(conn, user_id, bank_id)
+        if not learner.last_read:
+            learner.last_question = lsql.last_question(conn, user_id, bank_id)
+            learner.last_read = True
+        return learner.last_question
+
+    def recorded(self, user_id: int, bank_id: str, question_id: str) -> None:
+        """A delivery of this question to the learner was recorded (pending until committed)."""
+        self._pending.append(_Written((user_id, bank_id), question_id))
+
     def answered(
         self, user_id: int, bank_id: str, question_id: str, *, misconceptions: bool
     ) -> None:
@@ -111,3 +159,35 @@ class MemoryCache:
         learner.stale.add(question_id)
         if misconceptions:
             learner.misconceptions = None
+
+    def stored(self, user_id: int, bank_id: str, question_id: str, state: MemoryState) -> None:
+        """The answered question's new state as written (pending until committed): once
+        taken in, its row is not read again."""
+        self._pending.append(_Written((user_id, bank_id), question_id, state))
+
+    def stored_misconceptions(
+        self, user_id: int, bank_id: str, states: dict[str, MisconceptionState]
+    ) -> None:
+        """All of the learner's misconception states after an answer, as stored (pending
+        until committed): once taken in, they are not read again."""
+        self._pending.append(_Written((user_id, bank_id), "", misconceptions=states))
+
+    def committed(self) -> None:
+        """The transaction that wrote what is pending was committed: take it in."""
+        for written in self._pending:
+            learner = self._learners.get(written.key)
+            if learner is None:
+                continue
+            if written.misconceptions is not None:
+                # Keyed as a read returns them (the table's key order).
+                learner.misconceptions = dict(sorted(written.misconceptions.items()))
+            elif written.state is None:
+                learner.last_question, learner.last_read = written.question_id, True
+            elif written.question_id in learner.stale:
+                memory, question_id = learner.memory, written.question_id
+                added = question_id not in memory
+                memory[question_id] = written.state
+                learner.stale.discard(question_id)
+                if added:
+                    learner.memory = dict(sorted(memory.items()))  # as memory_states does
+        self._pending.clear()

@@ -76,13 +76,29 @@ def upsert_user(
 ) -> None:
     """Create or refresh a user row (name changes follow the user)."""
     conn.execute(
-        "INSERT INTO users (id, first_name, username, language, started, created_at, seen_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name,"
-        " username = excluded.username, language = COALESCE(excluded.language, language),"
-        " started = MAX(started, excluded.started), seen_at = excluded.seen_at",
+        _UPSERT_USER,
         (user.id, user.first_name, user.username, user.language, int(started), now, now),
     )
+
+
+_UPSERT_USER = (
+    "INSERT INTO users (id, first_name, username, language, started, created_at, seen_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name,"
+    " username = excluded.username, language = COALESCE(excluded.language, language),"
+    " started = MAX(started, excluded.started), seen_at = excluded.seen_at"
+)
+
+
+def upsert_user_prefs(conn: sqlite3.Connection, user: Learner, now: float) -> UserPrefs:
+    """`upsert_user`, returning the user's chosen bank, topic and timezone (`user_prefs`)
+    from the same statement."""
+    rows = conn.execute(
+        _UPSERT_USER + " RETURNING bank_id, topic, timezone",
+        (user.id, user.first_name, user.username, user.language, 0, now, now),
+    ).fetchall()
+    bank_id, topic, timezone = rows[0]
+    return UserPrefs(bank_id, topic, timezone)
 
 
 def upsert_chat(

@@ -3,7 +3,9 @@
 `python -m tests.bench bank`. Every measurement runs in a fresh process, so every rep pays
 what a start pays (no warm import or allocator state), and the variants are interleaved
 (A B C ..., A B C ...) against a noisy machine; figures are min / median / max over reps,
-wall time and the process's CPU time (user + system).
+wall time and CPU time (user + system) of the process and of the helper it may start to
+parse on a second core (so CPU can exceed wall), and the loading process's own CPU time: on a
+quiet two-core machine a cold load's wall time is close to it.
 
 1. Load and validate (`load_banks`): without the cache, the first start (parses, writes the
    cache), a warm start (cache in place), and a warm start after one file was edited.
@@ -52,13 +54,20 @@ import gc, json, resource, sys, time
 from pathlib import Path
 from bot.bank.loader import load_banks
 bank, cache, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+if sys.argv[4] == "one":
+    from bot.bank import workers
+    workers.PARALLEL_MIN_FILES = 10**9  # parse in this process only
+def children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 gc.collect()
-wall, cpu = time.perf_counter(), time.process_time()
+wall, main, helpers = time.perf_counter(), time.process_time(), children()
 result = load_banks([bank], Path(cache)) if cache else load_banks([bank])
-wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+wall, main = time.perf_counter() - wall, time.process_time() - main
+cpu = main + children() - helpers
 assert not result.problems and len(result.banks["bench"].questions) == count, result.problems[:3]
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"wall": wall, "cpu": cpu, "rss": rss}))
+print(json.dumps({"wall": wall, "cpu": cpu, "main": main, "rss": rss}))
 """
 
 
@@ -116,8 +125,10 @@ class Variant:
     root: Path  # the checkout whose code runs
     cache: Path | None
     before: Callable[[], None] = lambda: None
+    one_process: bool = False  # no helper process for the parse
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    main: list[float] = field(default_factory=list)  # CPU of the loading process alone
     rss: list[float] = field(default_factory=list)
 
 
@@ -130,7 +141,15 @@ def env_for(root: Path, **extra: str) -> dict[str, str]:
 def load_once(variant: Variant, bank: Path) -> None:
     variant.before()
     out = subprocess.run(
-        [sys.executable, "-c", LOAD, str(bank), str(variant.cache or ""), str(QUESTIONS)],
+        [
+            sys.executable,
+            "-c",
+            LOAD,
+            str(bank),
+            str(variant.cache or ""),
+            str(QUESTIONS),
+            "one" if variant.one_process else "any",
+        ],
         env=env_for(variant.root),
         cwd=bank.parent,
         capture_output=True,
@@ -140,13 +159,15 @@ def load_once(variant: Variant, bank: Path) -> None:
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     variant.wall.append(figures["wall"])
     variant.cpu.append(figures["cpu"])
+    variant.main.append(figures["main"])
     variant.rss.append(figures["rss"])
 
 
 def child_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a running child has used so far (Linux /proc)."""
+    """CPU seconds (user + system) a running child and its ended children have used so far
+    (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def start_once(variant: Variant, questions: Path, db: Path) -> None:
@@ -204,7 +225,8 @@ def report(title: str, variants: list[Variant], with_rss: bool) -> None:
     print(f"   {title} (min / median / max over {len(variants[0].wall)} reps, seconds)")
     for v in variants:
         rss = f"   max RSS {max(v.rss):4.0f} MB" if with_rss else ""
-        print(f"   {v.name:<34} wall {spread(v.wall)}   cpu {spread(v.cpu)}{rss}")
+        main = f"   loader cpu {spread(v.main)}" if v.main else ""
+        print(f"   {v.name:<34} wall {spread(v.wall)}   cpu {spread(v.cpu)}{main}{rss}")
 
 
 def main() -> None:
@@ -224,6 +246,7 @@ def main() -> None:
 
         loads = [
             *([Variant("A base, parse", Path(base), None)] if base else []),
+            Variant("B no cache, one process", HERE, None, one_process=True),
             Variant("B no cache, parse", HERE, None),
             Variant(
                 "B first start: parse, write cache",
@@ -239,12 +262,20 @@ def main() -> None:
                 load_once(variant, bank)
         report(f"load and validate {QUESTIONS:,} questions", loads, with_rss=True)
         # On a busy machine wall time is mostly waiting for a core: a quiet machine's wall
-        # time is close to the CPU time, so the verdict is on the best CPU time.
+        # time is close to the CPU time, so the warm verdict is on the best CPU time. A cold
+        # load uses two cores, so its CPU time is above its wall time: judged on wall.
         best = min(loads[-2].cpu)
         verdict = "ok" if best <= TARGET_SECONDS else "MISSED"
         print(
             f"   warm load: min wall {min(loads[-2].wall):.2f} s, min cpu {best:.2f} s"
             f" (target <= {TARGET_SECONDS:g} s on a quiet machine, judged on CPU: {verdict})"
+        )
+        cold = min(loads[-4].wall)
+        verdict = "ok" if cold <= TARGET_SECONDS else "MISSED"
+        print(
+            f"   cold load: min wall {cold:.2f} s, min cpu {min(loads[-4].cpu):.2f} s, of which"
+            f" the loading process {min(loads[-4].main):.2f} s"
+            f" (target <= {TARGET_SECONDS:g} s on a quiet machine, judged on wall: {verdict})"
         )
 
         dbs = {"A": folder / "a" / "bot.sqlite3", "B": folder / "b" / "bot.sqlite3"}

@@ -10,7 +10,8 @@ the run starting 10 s late: how many are sent, skipped, and sent after due + gra
 
 A million subscribers planned (turned into push_log rows) in a fresh process: wall and CPU
 time, the process's peak RSS, the longest planning transaction (inside it, and as a round trip
-with its commit) and the latency of a tiny write probing the writer every 5 ms meanwhile.
+with its commit), the latency of an answer-sized write (one row) probing the writer every 5 ms
+meanwhile, the WAL's largest size and the waits for checkpoint passes between transactions.
 
 QUIZBOT_BENCH_PUSH=throughput,grace,million picks parts (default: all of them).
 """
@@ -39,6 +40,7 @@ from bot.domain import due, zones
 from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule.push import PushService
+from bot.storage import db as db_module
 from bot.storage import push_log
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
@@ -293,6 +295,8 @@ def seed_million(db: Path, count: int) -> None:
                 for i in range(count)
             ),
         )
+        # The probe's answer-sized write: one row, a page or two in the WAL, as an answer.
+        conn.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, at REAL NOT NULL)")
         conn.execute("COMMIT")
     finally:
         conn.close()
@@ -332,12 +336,49 @@ async def plan_million(folder: Path) -> dict[str, float]:
         finally:
             holds.append(time.perf_counter() - started)
 
+    wal_file = folder / "bot.sqlite3-wal"
+    wal_sizes: list[int] = []
+
+    def answer_sized(conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT INTO probe (at) VALUES (?)", (time.time(),))
+
     async def probe() -> None:
         while True:
             started = time.perf_counter()
-            await write(lambda conn: conn.execute("SELECT 1").fetchone())
+            await write(answer_sized)
             probes.append(time.perf_counter() - started)
+            # The WAL file grows only when the WAL passes its largest size so far.
+            wal_sizes.append(wal_file.stat().st_size if wal_file.exists() else 0)
             await asyncio.sleep(0.005)
+
+    # Waits for the checkpoint thread between planning transactions (where there are any).
+    waits: list[float] = []
+    keeper = db.wal
+    settle = getattr(keeper, "settle", None)
+    if keeper is not None and settle is not None:
+
+        async def timed_settle() -> object:
+            started = time.perf_counter()
+            try:
+                return await settle()
+            finally:
+                waits.append(time.perf_counter() - started)
+
+        keeper.settle = timed_settle  # type: ignore[method-assign]
+
+    # Settles that ended with the writer copying what writes beside the passes added.
+    catch_ups: list[float] = []
+    catch_up = getattr(db_module, "catch_up_wal", None)
+    if catch_up is not None:
+
+        def timed_catch_up(conn: sqlite3.Connection) -> object:
+            started = time.perf_counter()
+            try:
+                return catch_up(conn)
+            finally:
+                catch_ups.append(time.perf_counter() - started)
+
+        db_module.catch_up_wal = timed_catch_up
 
     # The same probe with nothing else writing: what this machine's scheduling costs alone.
     prober = asyncio.create_task(probe())
@@ -377,6 +418,13 @@ async def plan_million(folder: Path) -> dict[str, float]:
         "probes": len(probes),
         "idle p99 ms": _percentile(idle, 99) * 1e3,
         "idle max ms": max(idle) * 1e3,
+        "wal MB": max(wal_sizes, default=0) / 2**20,
+        "waits": len(waits),
+        "wait ms": sum(waits) * 1e3,
+        "longest wait ms": max(waits, default=0.0) * 1e3,
+        "catch-ups": len(catch_ups),
+        "catch-up p50 ms": _percentile(catch_ups, 50) * 1e3 if catch_ups else 0.0,
+        "longest catch-up ms": max(catch_ups, default=0.0) * 1e3,
         "peak due": cap.peak_subscribers,
         "servable": cap.servable,
         "warning": cap.warning(),  # type: ignore[dict-item]
@@ -464,8 +512,15 @@ def main() -> None:
         )
         print(
             f"   probe write  p99 {m['probe p99 ms']:.1f} ms, max {m['probe max ms']:.1f} ms"
-            f" over {m['probes']:,} tiny writes during planning; idle: p99"
+            f" over {m['probes']:,} one-row writes during planning; idle: p99"
             f" {m['idle p99 ms']:.1f} ms, max {m['idle max ms']:.1f} ms"
+        )
+        print(
+            f"   wal          largest {m['wal MB']:.1f} MB on disk; planning waited for"
+            f" {m['waits']} checkpoint passes, {m['wait ms'] / 1e3:.1f} s in all"
+            f" (longest {m['longest wait ms']:.0f} ms); {m['catch-ups']} ended with the"
+            f" writer copying the rest (p50 {m['catch-up p50 ms']:.1f} ms,"
+            f" longest {m['longest catch-up ms']:.1f} ms)"
         )
         print(
             f"   capacity     {m['warning'] or 'fits'} (busiest instant: {m['peak due']:,} due;"
