@@ -399,7 +399,7 @@ class PracticeService:
         held = cache.misconception_states(conn, user_id, bank_id) if tagged else None
         # Before the writes: should this transaction roll back, the rows are re-read.
         cache.answered(user_id, bank_id, row.question_id, misconceptions=tagged)
-        after = lsql.review_stored(conn, user_id, bank_id, answer, before)
+        after = lsql.review_from(conn, user_id, bank_id, answer, before)
         cache.stored(user_id, bank_id, row.question_id, after)
         if question is not None and held is not None:
             changed = lsql.update_misconceptions(

@@ -99,20 +99,8 @@ def review_from(
     answer: Answer,
     before: MemoryState | None,
 ) -> MemoryState:
-    """`review_answer` when the caller read the stored state (`before`) in this transaction."""
-    after = review(before, answer)
-    save_memory(conn, user_id, bank_id, answer.question_id, after)
-    return after
-
-
-def review_stored(
-    conn: sqlite3.Connection,
-    user_id: int,
-    bank_id: str,
-    answer: Answer,
-    before: MemoryState | None,
-) -> MemoryState:
-    """`review_from`, returning the new state as a later read of its row would give it."""
+    """`review_answer` when the caller read the stored state (`before`) in this transaction;
+    returns the new state as a later read of its row would give it."""
     return save_memory(conn, user_id, bank_id, answer.question_id, review(before, answer))
 
 
