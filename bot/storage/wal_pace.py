@@ -33,10 +33,10 @@ class WalPacer:
     def __init__(self, keeper: WalKeeper | None, limit_pages: int) -> None:
         self._keeper = keeper if limit_pages > 0 else None
         self.limit_pages = limit_pages
-        self._rates: deque[float] = deque(maxlen=RATES_KEPT)  # WAL pages per unit
-        # The first rate also counts what the WAL held before the first transaction: the
-        # next one replaces it.
-        self._first = True
+        # WAL pages per unit. The first also counts what the WAL held before the first
+        # transaction (too high: safe); it is not dropped early, since the next one can be
+        # far too low when a pass and restart the pacer did not ask for fell between them.
+        self._rates: deque[float] = deque(maxlen=RATES_KEPT)
         self._units = 0  # written since the last pass this pacer waited for
         self._left = 0  # pages that pass could not let start over (a reader kept them)
 
@@ -71,9 +71,6 @@ class WalPacer:
             self._keeper = None
             return
         if self._units and done.frames > self._left:
-            if len(self._rates) == 1 and self._first:
-                self._rates.clear()
-                self._first = False
             self._rates.append((done.frames - self._left) / self._units)
         self._units = 0
         self._left = 0 if done.complete or not done.frames else done.frames
