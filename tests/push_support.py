@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from bot.storage import push_log
@@ -49,6 +50,22 @@ def seed(db: Path) -> None:
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def insert_private_subscriptions(
+    conn: sqlite3.Connection, rows: Iterable[tuple[int, str, str, str, float]], now: float
+) -> None:
+    """Private subscriptions in bulk, each (chat_id, local_time, zone, next local date, its
+    due time); the user id is the chat id, created and updated at `now`."""
+    conn.executemany(
+        "INSERT INTO subscriptions (chat_id, user_id, kind, local_time, timezone, active,"
+        " next_local_date, next_due_at, created_at, updated_at)"
+        " VALUES (?, ?, 'private', ?, ?, 1, ?, ?, ?, ?)",
+        (
+            (chat, chat, at_time, zone, date, due_at, now, now)
+            for chat, at_time, zone, date, due_at in rows
+        ),
+    )
 
 
 def states(db: Path) -> dict[str, int]:

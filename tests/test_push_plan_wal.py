@@ -19,6 +19,7 @@ from bot.storage.db import Database, connect_sync
 from bot.storage.migrations import apply_migrations
 from bot.storage.push_log import Claim, Outcome
 from tests.botharness import make_settings
+from tests.push_support import insert_private_subscriptions
 from tests.sample_bank import bank as sample_bank
 
 START = dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC)
@@ -55,14 +56,10 @@ def seed(path: Path) -> None:
     try:
         apply_migrations(conn)
         conn.execute("BEGIN")
-        conn.executemany(
-            "INSERT INTO subscriptions (chat_id, user_id, kind, local_time, timezone, active,"
-            " next_local_date, next_due_at, created_at, updated_at)"
-            " VALUES (?, ?, 'private', '06:30', 'UTC', 1, ?, ?, ?, ?)",
-            (
-                (10_000 + i, 10_000 + i, occ.local_date, occ.at, now, now)
-                for i in range(SUBSCRIBERS)
-            ),
+        insert_private_subscriptions(
+            conn,
+            ((chat, "06:30", "UTC", occ.local_date, occ.at) for chat in CHATS),
+            now,
         )
         conn.execute("COMMIT")
         conn.execute("CREATE TABLE side (k INTEGER PRIMARY KEY, v TEXT)")

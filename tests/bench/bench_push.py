@@ -51,6 +51,7 @@ from tests import factories
 from tests.bench.instant import InstantRequest
 from tests.botharness import make_settings, running_bot
 from tests.fakes import FakeBotApi
+from tests.push_support import insert_private_subscriptions
 
 SUBSCRIBERS = 100_000
 PACED_RATE = 25.0
@@ -286,14 +287,10 @@ def seed_million(db: Path, count: int) -> None:
     try:
         apply_migrations(conn)
         conn.execute("BEGIN")
-        conn.executemany(
-            "INSERT INTO subscriptions (chat_id, user_id, kind, local_time, timezone, active,"
-            " next_local_date, next_due_at, created_at, updated_at)"
-            " VALUES (?, ?, 'private', ?, ?, 1, ?, ?, ?, ?)",
-            (
-                (2_000_000 + i, 2_000_000 + i, *occurrences[i % len(occurrences)], now, now)
-                for i in range(count)
-            ),
+        insert_private_subscriptions(
+            conn,
+            ((2_000_000 + i, *occurrences[i % len(occurrences)]) for i in range(count)),
+            now,
         )
         # The probe's answer-sized write: one row, a page or two in the WAL, as an answer.
         conn.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, at REAL NOT NULL)")
