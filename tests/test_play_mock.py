@@ -17,7 +17,10 @@ from tests import mock_bank
 
 
 async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> None:
-    catalog = Catalog({"mockbank": mock_bank.three_topics()})
+    # Single-answer questions only: the draw is random, and a lone letter on a "select two"
+    # question drawn first would leave it unanswered.
+    single = [mock_bank.q(f"{t}{i:02d}", t) for t in "abc" for i in range(10)]
+    catalog = Catalog({"mockbank": mock_bank.bank(single, {"a": 50, "b": 30, "c": 20})})
     db = tmp_path / "t.sqlite3"
     # answer, next, flag, jump to 3, a wrong count, finish (asks), no, finish, yes
     stdin = io.StringIO("A\nn\nf\ng 3\nABCD\nB\nfinish\nn\nfinish\ny\n")
