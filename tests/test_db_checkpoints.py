@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
-from bot.storage.checkpoints import WalPolicy
+import pytest
+
+from bot.storage.checkpoints import Checkpointer, WalPolicy
 from bot.storage.db import Database
 
 PAGE = 4096
@@ -84,14 +87,25 @@ async def test_the_writer_bounds_the_wal_without_the_checkpoint_thread(tmp_path:
 
 
 async def test_after_a_pause_the_wal_is_started_over_by_a_write_of_the_bot(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No backstop in reach (cap far above what is written): only the background pass and
     # the writer's own one-page write can start the WAL over.
+    # The passes wait until the writes are done: one that ends between two of them lets the
+    # next write start the WAL over before it has grown.
+    writes_done = threading.Event()
+    run_pass = Checkpointer._pass
+
+    def pass_after_the_writes(self: Checkpointer, conn: sqlite3.Connection) -> None:
+        writes_done.wait(30)
+        run_pass(self, conn)
+
+    monkeypatch.setattr(Checkpointer, "_pass", pass_after_the_writes)
     db = await open_db(tmp_path, WalPolicy(cap_pages=100_000, kept_pages=16, every=0.0))
     try:
         await fill(db, 60)
         grown = wal_bytes(db)
+        writes_done.set()  # the pause
         assert grown > frames(60)
         for _ in range(500):  # the checkpoint thread's pass, then the writer's restart
             if wal_bytes(db) <= frames(16 + 2):
@@ -102,5 +116,6 @@ async def test_after_a_pause_the_wal_is_started_over_by_a_write_of_the_bot(
         version = await db.read(lambda c: c.execute("PRAGMA user_version").fetchone()[0])
         assert version == 0  # the restart write leaves the header's value as it was
     finally:
+        writes_done.set()
         await db.close()
     assert wal_bytes(db) == 0  # the last connection closed copies and removes it
