@@ -85,8 +85,8 @@ def test_group_round_with_three_members(tmp_path: Path) -> None:
             wrong = set(
                 to_display(order, {next(i for i, o in enumerate(q.options) if not o.correct)})
             )
-            if q.kind is Kind.MULTIPLE:
-                wrong |= {min(right)}
+            # As many letters as the question asks for: a "select three" question refuses two.
+            wrong |= set(sorted(right)[: q.select_count - 1])
 
             for user, chosen in ((ANN, right), (BOB, wrong), (CY, right)):
                 answer(api, q, message, user, chosen)
