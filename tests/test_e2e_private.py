@@ -43,7 +43,9 @@ def test_start_quiz_wrong_tap_double_tap_exam_mistakes_confidence(tmp_path: Path
         api = server.api
         server.wait_for(lambda a: a.count("getUpdates") >= 1, timeout=20)
         assert api.count("deleteWebhook") >= 1
-        commands = {c["command"] for c in api.my_commands({"type": "all_private_chats"})}
+        # The menus are set in the background: they may come after the first poll.
+        menu = server.wait_for(lambda a: a.my_commands({"type": "all_private_chats"}))
+        commands = {c["command"] for c in menu}
         assert {"exam", "mistakes", "confidence"} <= commands
 
         api.push_update(factories.command("/start", LEA, LEA_CHAT))

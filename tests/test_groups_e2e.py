@@ -66,7 +66,8 @@ def test_group_round_with_three_members(tmp_path: Path) -> None:
             api = server.api
             api.set_member_status(GROUP_ID, ADMIN["id"], "administrator", ADMIN)
             server.wait_for(lambda a: a.count("getUpdates") >= 1, timeout=20)
-            assert api.my_commands({"type": "all_group_chats"})
+            # The menus are set in the background: they may come after the first poll.
+            server.wait_for(lambda a: a.my_commands({"type": "all_group_chats"}))
 
             api.push_update(factories.my_chat_member(GROUP, "left", "member", ADMIN))
             server.wait_for(lambda a: "/quiz" in (a.last_text(GROUP_ID) or ""))

@@ -34,9 +34,9 @@ def test_short_mock_exam_to_result_chart_and_review(tmp_path: Path) -> None:
     with FakeBotApiServer() as server, BotProcess(server, tmp_path) as bot:
         api = server.api
         server.wait_for(lambda a: a.count("getUpdates") >= 1, timeout=20)
-        assert {"mock", "ready"} <= {
-            c["command"] for c in api.my_commands({"type": "all_private_chats"})
-        }
+        # The menus are set in the background: they may come after the first poll.
+        menu = server.wait_for(lambda a: a.my_commands({"type": "all_private_chats"}))
+        assert {"mock", "ready"} <= {c["command"] for c in menu}
         api.push_update(factories.command("/mock short", MIA, MIA_CHAT))
         screen = server.wait_for(lambda a: latest_with(a, "Question 1/15 · 23 min left"))
         api.push_update(factories.callback(keyboard(screen)["A"], MIA, screen))
