@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,10 @@ def test_start_quiz_wrong_tap_double_tap_exam_mistakes_confidence(tmp_path: Path
         api.push_update(factories.command("/start", LEA, LEA_CHAT))
         server.wait_for(lambda a: "When is your exam" in (a.last_text(LEA["id"]) or ""))
         assert any("Welcome" in m.get("text", "") for m in api.messages_to(LEA["id"]))
-        api.push_update(factories.command("/exam 2027-03-15", LEA, LEA_CHAT))
-        server.wait_for(lambda a: "Exam date set: 2027-03-15" in (a.last_text(LEA["id"]) or ""))
+        # The bot runs on the wall clock: a fixed date would one day be in the past.
+        exam = (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=100)).isoformat()
+        api.push_update(factories.command(f"/exam {exam}", LEA, LEA_CHAT))
+        server.wait_for(lambda a: f"Exam date set: {exam}" in (a.last_text(LEA["id"]) or ""))
 
         seen: set[int] = set()
 
