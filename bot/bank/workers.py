@@ -19,6 +19,7 @@ import gc
 import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,12 +194,17 @@ class _Shared:
                     finished = True
                 else:
                     self._receive(item)
+        stalled_at = time.monotonic() + STALL_SECONDS
         while not finished:
-            alive = helper is not None and helper.is_alive()
             try:
-                item = out.get(timeout=STALL_SECONDS if alive else 0.1)
+                # Short waits: a helper that dies while one runs is noticed in 0.1 s, not 30.
+                item = out.get(timeout=0.1)
             except queue.Empty:
-                return  # dead or stuck: its chunks are parsed by the caller
+                dead = helper is None or not helper.is_alive()
+                if dead or time.monotonic() >= stalled_at:
+                    return  # dead or stuck: its chunks are parsed by the caller
+                continue
+            stalled_at = time.monotonic() + STALL_SECONDS
             if item is None:
                 finished = True
             else:
