@@ -18,7 +18,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.db import connect_sync
-from bot.storage.inline_db import InlineDatabase
+from bot.storage.inline_db import BatchFailed, InlineDatabase
 from bot.storage.memory_cache import MemoryCache
 from tests.test_play_jsonl import START, demo_catalog
 
@@ -144,3 +144,64 @@ async def test_a_batch_that_cannot_start_gets_busy_replies_then_the_program_goes
         again = await answer_batch(session, db, lines)
         assert [r["type"] for r in again] == ["question", "clock"]
         assert again[0]["delivery"] == 2
+
+
+async def test_a_write_that_fails_in_a_batch_loses_only_its_own_request(tmp_path: Path) -> None:
+    """The batch runs without savepoints until a write raises; then it is served again with
+    them, from the same random state and clock, so replies and rows are what lines sent one at
+    a time get."""
+    lines = conversation()
+    text = "\n".join(lines) + "\n"
+    (tmp_path / "requests.jsonl").write_text(text, encoding="utf-8")
+    outs: list[str] = []
+    for name in ("one-by-one", "together"):
+        path = tmp_path / f"{name}.sqlite3"
+        async with InlineDatabase(path):
+            pass  # the schema
+        with sqlite3.connect(path) as conn:
+            conn.execute(
+                "CREATE TRIGGER boom BEFORE INSERT ON answers WHEN NEW.delivery_id IN (5, 6, 31)"
+                " BEGIN SELECT RAISE(ABORT, 'boom'); END"
+            )
+        out = io.StringIO()
+        if name == "one-by-one":
+            stdin: io.TextIOBase = io.StringIO(text)  # no file descriptor: a line at a time
+            await play_jsonl(demo_catalog(), path, None, 1, START, stdin, out)
+        else:
+            with (tmp_path / "requests.jsonl").open(encoding="utf-8") as stdin:
+                await play_jsonl(demo_catalog(), path, None, 1, START, stdin, out)
+        outs.append(out.getvalue())
+    assert outs[1] == outs[0]
+    replies = [json.loads(r) for r in outs[1].splitlines()]
+    failed = [r for r in replies if r["type"] == "error" and "boom" in r["message"]]
+    assert len(failed) >= 2
+    assert sum(r["type"] == "verdict" for r in replies) > 30  # the others were served
+    together, one_by_one = (stored(tmp_path / f"{n}.sqlite3") for n in ("together", "one-by-one"))
+    assert together == one_by_one
+    assert {d for d, *_ in together["answers"]}.isdisjoint({5, 6, 31})
+
+
+async def test_a_batch_without_savepoints_rolls_back_whole_once_a_write_fails(
+    tmp_path: Path,
+) -> None:
+    async with InlineDatabase(tmp_path / "s.sqlite3") as db:
+        await db.call(lambda c: c.execute("CREATE TABLE t (n INTEGER)"))
+
+        def insert(n: int, fail: bool = False) -> Callable[[sqlite3.Connection], None]:
+            def go(conn: sqlite3.Connection) -> None:
+                conn.execute("INSERT INTO t VALUES (?)", (n,))
+                if fail:
+                    raise ValueError(n)
+
+            return go
+
+        with pytest.raises(BatchFailed), db.batch(savepoints=False):
+            await db.write(insert(1))
+            assert not db.batch_failed
+            with pytest.raises(ValueError):
+                await db.write(insert(2, fail=True))
+            assert db.batch_failed
+        assert await db.read(lambda c: c.execute("SELECT COUNT(*) FROM t").fetchone()[0]) == 0
+        with db.batch(savepoints=False):  # the next batch starts clean
+            await db.write(insert(3))
+        assert await db.read(lambda c: [n for (n,) in c.execute("SELECT n FROM t")]) == [3]

@@ -23,7 +23,7 @@ from bot.practice.clock import FakeClock, SystemClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.db import DatabaseBusy
-from bot.storage.inline_db import InlineDatabase
+from bot.storage.inline_db import BatchFailed, InlineDatabase
 from bot.storage.memory_cache import MemoryCache
 
 log = logging.getLogger(__name__)
@@ -45,9 +45,10 @@ async def serve(session: JsonlSession, stdin: TextIO, out: TextIO) -> int:
             replies = await answer_batch(session, db, lines)
         else:
             replies = [await answer(session, line) for line in lines]
-        for reply in replies:
-            out.write(encode(reply) + "\n")
-            out.flush()
+        # Replies to lines that came together leave together: one write, one flush (a flush
+        # per line cost a system call each, and no reply waits in a buffer either way).
+        out.write("".join([encode(reply) + "\n" for reply in replies]))
+        out.flush()
     return 0
 
 
@@ -87,13 +88,34 @@ async def answer(session: JsonlSession, line: str) -> Reply:
 
 
 async def answer_batch(session: JsonlSession, db: InlineDatabase, lines: list[str]) -> list[Reply]:
-    """The replies to lines served in one transaction (group commit)."""
+    """The replies to lines served in one transaction (group commit).
+
+    The batch runs first without a savepoint per request. If a request's write raises, its
+    partial work is in the transaction: the batch is rolled back, the session put back where
+    it was (its random draws and simulated clock included, so the replies are the same), and
+    the batch served again with a savepoint per request, which undoes only that one's work.
+    """
+    mark = session.mark()
+    try:
+        return await _serve_batch(session, db, lines, savepoints=False)
+    except BatchFailed:
+        session.rewind(mark)
+    return await _serve_batch(session, db, lines, savepoints=True)
+
+
+async def _serve_batch(
+    session: JsonlSession, db: InlineDatabase, lines: list[str], *, savepoints: bool
+) -> list[Reply]:
     replies: list[Reply] = []
     try:
-        with db.batch():
+        with db.batch(savepoints=savepoints):
             for line in lines:
                 replies.append(await answer(session, line))
+                if db.batch_failed:
+                    break  # all of it is rolled back and served again
         return replies
+    except BatchFailed:
+        raise
     except DatabaseBusy:
         message = "the database is busy (another process holds its write lock); try again"
     except Exception as err:  # the commit failed: none of the batch's writes happened
