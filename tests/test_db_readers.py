@@ -13,17 +13,19 @@ from bot.storage.db import Database
 async def test_a_write_commits_while_a_read_is_still_running(tmp_path: Path) -> None:
     async with Database(tmp_path / "r.sqlite3") as db:
         await db.write(lambda c: c.execute("CREATE TABLE t (k INTEGER)"))
-        release = threading.Event()
+        started, release = threading.Event(), threading.Event()
 
         def slow_read(conn: sqlite3.Connection) -> int:
             before = conn.execute("SELECT COUNT(*) FROM t").fetchone()[0]
+            started.set()
             release.wait(10)  # held open until the write below has committed
             # Same snapshot for the whole read: the write that committed meanwhile is unseen.
             assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == before
             return int(before)
 
         reading = asyncio.create_task(db.read(slow_read))
-        await asyncio.sleep(0.05)
+        # The read has its snapshot before the write starts, however late its thread runs.
+        assert await asyncio.to_thread(started.wait, 10)
         await asyncio.wait_for(db.write(lambda c: c.execute("INSERT INTO t VALUES (1)")), 5)
         assert not reading.done()
         release.set()
