@@ -90,17 +90,20 @@ async def test_lines_sent_together_get_what_lines_sent_one_by_one_get(tmp_path: 
     assert stored(tmp_path / "b.sqlite3") == stored(tmp_path / "a.sqlite3")
 
 
+def insert(n: int, fail: bool = False) -> Callable[[sqlite3.Connection], None]:
+    """A write of n into table t that raises after it when `fail`."""
+
+    def go(conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT INTO t VALUES (?)", (n,))
+        if fail:
+            raise ValueError(n)
+
+    return go
+
+
 async def test_a_failing_write_undoes_only_its_own_work_in_a_batch(tmp_path: Path) -> None:
     async with InlineDatabase(tmp_path / "s.sqlite3") as db:
         await db.call(lambda c: c.execute("CREATE TABLE t (n INTEGER)"))
-
-        def insert(n: int, fail: bool = False) -> Callable[[sqlite3.Connection], None]:
-            def go(conn: sqlite3.Connection) -> None:
-                conn.execute("INSERT INTO t VALUES (?)", (n,))
-                if fail:
-                    raise ValueError(n)
-
-            return go
 
         with db.batch():
             await db.write(insert(1))
@@ -186,14 +189,6 @@ async def test_a_batch_without_savepoints_rolls_back_whole_once_a_write_fails(
 ) -> None:
     async with InlineDatabase(tmp_path / "s.sqlite3") as db:
         await db.call(lambda c: c.execute("CREATE TABLE t (n INTEGER)"))
-
-        def insert(n: int, fail: bool = False) -> Callable[[sqlite3.Connection], None]:
-            def go(conn: sqlite3.Connection) -> None:
-                conn.execute("INSERT INTO t VALUES (?)", (n,))
-                if fail:
-                    raise ValueError(n)
-
-            return go
 
         with pytest.raises(BatchFailed), db.batch(savepoints=False):
             await db.write(insert(1))
