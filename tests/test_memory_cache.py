@@ -17,7 +17,7 @@ import pytest
 from bot.commands.jsonl import JsonlSession
 from bot.domain.kinds import Source
 from bot.domain.models import Learner
-from bot.learning.memory import Confidence
+from bot.learning.memory import Confidence, MemoryState
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
@@ -121,12 +121,18 @@ async def test_another_connections_commit_empties_it(
     assert memory[qid].stability == 123.5
 
 
+async def stored(service: PracticeService) -> tuple[dict[str, MemoryState], str, MemoryState]:
+    """The learner's stored memory states, and the first of them."""
+    states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
+    qid, state = next(iter(states.items()))
+    return states, qid, state
+
+
 async def test_a_write_in_process_it_was_not_told_about_empties_it(
     setup: tuple[PracticeService, MemoryCache],
 ) -> None:
     service, cache = await warmed(setup, seed=4, answers=3)
-    states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
-    qid, state = next(iter(states.items()))
+    _, qid, state = await stored(service)
     await service.db.write(
         lambda c: lsql.save_memory(c, 1, BANK, qid, replace(state, stability=77.0))
     )
@@ -137,8 +143,7 @@ async def test_a_rolled_back_answer_leaves_the_stored_state(
     setup: tuple[PracticeService, MemoryCache],
 ) -> None:
     service, cache = await warmed(setup, seed=6, answers=3)
-    states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
-    qid, state = next(iter(states.items()))
+    _, qid, state = await stored(service)
 
     def fail(conn: sqlite3.Connection) -> None:
         cache.check(conn)
@@ -158,8 +163,7 @@ async def test_what_a_failed_transaction_wrote_is_never_taken_in(
     setup: tuple[PracticeService, MemoryCache],
 ) -> None:
     service, cache = await warmed(setup, seed=5, answers=3)
-    states = await service.db.read(lambda c: lsql.memory_states(c, 1, BANK))
-    qid, state = next(iter(states.items()))
+    states, qid, state = await stored(service)
     last = await service.db.read(lambda c: lsql.last_question(c, 1, BANK))
     other = next(q for q in states if q != last)
 

@@ -303,6 +303,21 @@ def _percentile(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100)[q - 1] if len(samples) > 1 else samples[0]
 
 
+def clocked(
+    fn: Callable[[sqlite3.Connection], T], into: list[float]
+) -> Callable[[sqlite3.Connection], T]:
+    """fn, each call's duration appended to `into`."""
+
+    def run(conn: sqlite3.Connection) -> T:
+        began = time.perf_counter()
+        try:
+            return fn(conn)
+        finally:
+            into.append(time.perf_counter() - began)
+
+    return run
+
+
 async def plan_million(folder: Path) -> dict[str, float]:
     """In this process: start the app on the seeded database and plan everything due."""
     clock = FakeClock(START + dt.timedelta(hours=1, minutes=1))
@@ -320,16 +335,9 @@ async def plan_million(folder: Path) -> dict[str, float]:
     inside: list[float] = []
 
     async def timed(fn: Callable[[sqlite3.Connection], T]) -> T:
-        def measured(conn: sqlite3.Connection) -> T:
-            began = time.perf_counter()
-            try:
-                return fn(conn)
-            finally:
-                inside.append(time.perf_counter() - began)
-
         started = time.perf_counter()
         try:
-            return await write(measured)
+            return await write(clocked(fn, inside))
         finally:
             holds.append(time.perf_counter() - started)
 
@@ -367,15 +375,7 @@ async def plan_million(folder: Path) -> dict[str, float]:
     catch_ups: list[float] = []
     catch_up = getattr(db_module, "catch_up_wal", None)
     if catch_up is not None:
-
-        def timed_catch_up(conn: sqlite3.Connection) -> object:
-            started = time.perf_counter()
-            try:
-                return catch_up(conn)
-            finally:
-                catch_ups.append(time.perf_counter() - started)
-
-        db_module.catch_up_wal = timed_catch_up
+        db_module.catch_up_wal = clocked(catch_up, catch_ups)
 
     # The same probe with nothing else writing: what this machine's scheduling costs alone.
     prober = asyncio.create_task(probe())
