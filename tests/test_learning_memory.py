@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from dataclasses import replace
 
 import pytest
 from fsrs import Card, Rating, State
@@ -166,7 +167,8 @@ def test_memoised_reviews_equal_the_librarys_over_random_histories() -> None:
             confidence = rng.choice([None, Confidence.SURE, Confidence.UNSURE])
             answer = Answer("q", at, rng.random() < 0.6, confidence)
             ours, theirs = review(ours, answer), _library_review(theirs, answer)
-            assert ours == theirs
+            # The library knows nothing of sittings and probes (tested below).
+            assert replace(ours, run_right=0, probe_recall=None, probe_right=False) == theirs
             checked += 1
     assert checked > 1500
 
@@ -185,3 +187,50 @@ def test_recalls_in_one_pass_are_the_same_floats_as_one_by_one() -> None:
         for power in (1.0, 0.62, 1.7):
             expected = {q: recall_probability(memory[q], at) ** power for q in ids if q in memory}
             assert recalls(memory, ids, at, power) == expected
+
+
+def _answers(*steps: tuple[float, bool]) -> MemoryState:
+    """The state after answers `hours` after the first, right or wrong."""
+    state = None
+    for hours, correct in steps:
+        state = review(state, Answer("q", T0 + dt.timedelta(hours=hours), correct))
+    assert state is not None
+    return state
+
+
+def test_run_right_counts_right_answers_in_a_row_within_a_sitting() -> None:
+    assert _answers((0, False)).run_right == 0
+    assert _answers((0, True)).run_right == 1
+    assert _answers((0, False), (0.05, True), (0.1, True)).run_right == 2
+    assert _answers((0, True), (0.05, True), (0.1, False)).run_right == 0
+    # The next day starts a new sitting: yesterday's run does not carry over.
+    assert _answers((0, True), (0.05, True), (24, True)).run_right == 1
+    assert _answers((0, True), (2.9, True)).run_right == 2  # under three hours apart
+    assert _answers((0, True), (3.1, True)).run_right == 1
+
+
+def test_probe_is_the_first_spaced_review_only() -> None:
+    first = _answers((0, False))
+    assert first.probe_recall is None
+    probed = review(first, Answer("q", T0 + dt.timedelta(days=2), True))
+    assert probed.probe_recall == pytest.approx(
+        recall_probability(first, T0 + dt.timedelta(days=2))
+    )
+    assert probed.probe_right is True
+    # Kept through later answers, never overwritten.
+    later = review(probed, Answer("q", T0 + dt.timedelta(days=5), False))
+    assert (later.probe_recall, later.probe_right) == (probed.probe_recall, True)
+    # Too soon (same sitting), too late, or not the second answer: no probe.
+    assert _answers((0, False), (1, True)).probe_recall is None
+    assert _answers((0, False), (24 * 5, True)).probe_recall is None
+    assert _answers((0, False), (1, True), (48, True)).probe_recall is None
+    # A wrong probe is recorded as wrong.
+    wrong = _answers((0, True), (30, False))
+    assert wrong.probe_recall is not None and wrong.probe_right is False
+
+
+def test_new_fields_survive_a_row_round_trip() -> None:
+    state = _answers((0, False), (0.1, True), (0.2, True))
+    assert MemoryState.from_row(state.to_row()) == state
+    probed = _answers((0, True), (30, False))
+    assert MemoryState.from_row(probed.to_row()) == probed

@@ -58,7 +58,8 @@ async def test_migration_replays_existing_answers_into_memory(
 ) -> None:
     path = tmp_path / "old.sqlite3"
     every = migrations.available()
-    monkeypatch.setattr(migrations, "available", lambda: [m for m in every if "0006" not in m[0]])
+    # A database from before the learning engine: none of its migrations or later ones.
+    monkeypatch.setattr(migrations, "available", lambda: [m for m in every if m[0] < "0006"])
     conn = connect_sync(path)
     migrations.apply_migrations(conn)
     history = [(1.0e9, 1), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
@@ -74,12 +75,16 @@ async def test_migration_replays_existing_answers_into_memory(
             (i, correct, at),
         )
     monkeypatch.setattr(migrations, "available", lambda: every)
-    assert "0006_learning" in migrations.apply_migrations(conn)
+    applied = migrations.apply_migrations(conn)
+    assert "0006_learning" in applied and "0017_forgetting_probe" in applied
     states = lsql.memory_states(conn, 7, "b")
     expected = replay_all(
         Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
     )
     assert states == expected and states["q1"].reps == 3 and states["q1"].lapses == 1
+    # The second answer, three days after the first, is the question's first spaced review.
+    assert states["q1"].probe_recall is not None and states["q1"].probe_right is False
+    assert lsql.probe_tally(conn, "b").reviews == 1
     conn.close()
 
 

@@ -190,3 +190,11 @@ def test_the_chart_reads_its_days_as_one_range_not_the_whole_history(
     [sql] = statements(conn, lambda c: history_sql.answers_since(c, 1, "b", NOW))
     plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
     assert "answered_at>?" in plan.replace(" ", ""), plan
+
+
+def test_the_forgetting_check_reads_only_the_banks_probes(conn: sqlite3.Connection) -> None:
+    # Read hourly per bank, over every learner of the bank: a search of the partial index that
+    # holds only states with a probe, never a walk of all memory states.
+    [sql] = statements(conn, lambda c: learning_sql.probe_tally(c, "b"))
+    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+    assert "SEARCH memory_states USING COVERING INDEX memory_probes (bank_id=?" in plan, plan

@@ -21,6 +21,13 @@ SCHEDULER = Scheduler(
     desired_retention=0.9, learning_steps=(), relearning_steps=(), enable_fuzzing=False
 )
 _DECAY = -SCHEDULER.parameters[20]
+# Answers closer together than this belong to one sitting.
+SITTING_GAP = dt.timedelta(hours=3)
+# A question's second answer counts as its first spaced review when it comes this long after
+# the first: from the next day on, before FSRS's own first interval has long passed. The band
+# keeps what the bank-wide forgetting check compares at similar lags whatever the queue does
+# (the fit of FSRS's curve to real forgetting depends on the lag).
+PROBE_DAYS = (dt.timedelta(hours=20), dt.timedelta(days=4))
 _FACTOR = 0.9 ** (1 / _DECAY) - 1
 
 
@@ -64,6 +71,14 @@ class MemoryState:
     # how many were right. They tell how far this learner's forgetting departs from the model.
     predicted_recall: float = 0.0
     review_right: int = 0
+    # Right answers in a row within the current sitting (answers less than SITTING_GAP apart):
+    # what relearning to a criterion counts.
+    run_right: int = 0
+    # The question's first spaced review (its second answer, PROBE_DAYS after the first): the
+    # recall FSRS predicted for it and whether it was right. Summed over a bank's learners it
+    # tells whether people forget faster or slower than FSRS assumes (bot.learning.forgetting).
+    probe_recall: float | None = None
+    probe_right: bool = False
     # `last_review` as whole microseconds since the Unix epoch, derived once: the study queue
     # takes every met question's age on each pick, and integer microseconds give the very
     # float that timedelta.total_seconds() gives, without a datetime and a timedelta a question.
@@ -91,6 +106,9 @@ class MemoryState:
             "first_correct": int(self.first_correct),
             "predicted_recall": self.predicted_recall,
             "review_right": self.review_right,
+            "run_right": self.run_right,
+            "probe_recall": self.probe_recall,
+            "probe_right": int(self.probe_right),
         }
 
     @classmethod
@@ -109,6 +127,9 @@ class MemoryState:
             first_correct=bool(row["first_correct"]),
             predicted_recall=float(row["predicted_recall"]),
             review_right=int(row["review_right"]),
+            run_right=int(row["run_right"]),
+            probe_recall=None if row["probe_recall"] is None else float(row["probe_recall"]),
+            probe_right=bool(row["probe_right"]),
         )
 
 
@@ -136,20 +157,29 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     """The state after one answer (None: the first time the learner meets the question)."""
     at = _utc(answer.at)
     rating = rating_for(answer.correct, answer.confidence)
+    probe_recall: float | None = None
+    probe_right = False
     if state is None:
         stability, difficulty, interval = _scheduled(None, None, 0, rating)
         reps, lapses, predicted, right = 0, 0, 0.0, 0
+        run = int(answer.correct)
     else:
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
-        predicted = state.predicted_recall + recall_probability(state, at)
+        recall = recall_probability(state, at)
+        predicted = state.predicted_recall + recall
         right = state.review_right + answer.correct
-        days = (at - state.last_review).days
+        gap = at - state.last_review
+        days = gap.days
         stability, difficulty, interval = _scheduled(
             state.stability, state.difficulty, days, rating
         )
+        run = 0 if not answer.correct else 1 + (state.run_right if gap < SITTING_GAP else 0)
+        probe_recall, probe_right = state.probe_recall, state.probe_right
+        if state.reps == 1 and PROBE_DAYS[0] <= gap <= PROBE_DAYS[1]:
+            probe_recall, probe_right = recall, answer.correct
     return MemoryState(
         stability=stability,
         difficulty=difficulty,
@@ -162,6 +192,9 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         first_correct=answer.correct if state is None else state.first_correct,
         predicted_recall=predicted,
         review_right=right,
+        run_right=run,
+        probe_recall=probe_recall,
+        probe_right=probe_right,
     )
 
 

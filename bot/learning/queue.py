@@ -11,10 +11,12 @@ from enum import StrEnum
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
+from bot.learning.forgetting import QueueMode
 from bot.learning.memory import (
     Confidence,
     MemoryState,
     forgetting_exponent,
+    micros,
     recall_probability,
     recalls,
 )
@@ -33,6 +35,8 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
+    relearn_criterion: int = 3  # RELEARN mode: right answers in a row a sitting asks for
+    relearn_spacing: int = 2  # RELEARN mode: other questions between two asks of one question
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -43,6 +47,7 @@ class Reason(StrEnum):
     REVIEW = "review"  # a met question whose recall fell below the target
     NEW = "new"  # a question never answered
     PRACTICE = "practice"  # nothing due or new: the most forgotten question
+    RELEARN = "relearn"  # asked again in the same sitting until answered right a few times
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +204,11 @@ def choose_next(
     now: dt.datetime,
     rng: random.Random,
     settings: QueueSettings = DEFAULT_SETTINGS,
+    mode: QueueMode = QueueMode.STANDARD,
 ) -> Pick | None:
-    """The next question for a learner, or None when the chosen topic has no question."""
+    """The next question for a learner, or None when the chosen topic has no question.
+
+    `mode` comes from the bank-wide forgetting check (`bot.learning.forgetting.queue_mode`)."""
     s = settings
     if learner.topic is None:
         pool = list(plan.in_order)
@@ -210,16 +218,27 @@ def choose_next(
         pool.remove(learner.last_question_id)
     if not pool:
         return None
+    memory = learner.memory
+    if mode is QueueMode.RELEARN:
+        again = _relearn(learner, pool, s)
+        if again is not None:
+            return Pick(again, Reason.RELEARN)
     if learner.misconceptions:
         retest = _retest(plan, learner, set(pool), now, s, rng)
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
 
-    memory = learner.memory
     unmet = _unmet_by_topic(plan, learner, pool)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     recall = recalls(memory, pool, now, g)
+    if mode is QueueMode.COVER:
+        if unmet:
+            return Pick(_most_valuable(plan, unmet, rng), Reason.NEW)
+        return Pick(
+            max(pool, key=lambda q: (plan.value[q] * (1 - recall[q]), rng.random())),
+            Reason.PRACTICE,
+        )
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
     today = learner.today
@@ -229,11 +248,40 @@ def choose_next(
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
     catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
     if unmet and (not due or catch_up):
+        if mode is QueueMode.RELEARN:
+            return Pick(_most_valuable(plan, unmet, rng), Reason.NEW)
         return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     return Pick(
         _most_urgent(plan, memory, recall, ranked, rng), Reason.REVIEW if due else Reason.PRACTICE
+    )
+
+
+def _relearn(learner: Learner, pool: Sequence[str], s: QueueSettings) -> str | None:
+    """A question practised in this sitting and not yet answered right `relearn_criterion`
+    times in a row, kept `relearn_spacing` questions away from its last ask; the one waiting
+    longest. A question answered right the first time it was met is not asked again: it may
+    well have been known already."""
+    memory, start = learner.memory, micros(learner.today.start)
+    today = [(st.last_us, q) for q, st in memory.items() if st.last_us >= start]
+    recent = {q for _, q in sorted(today)[-s.relearn_spacing :]} if s.relearn_spacing else set()
+    waiting = [
+        (st.last_us, q)
+        for q in pool
+        if (st := memory.get(q)) is not None
+        and st.last_us >= start
+        and st.run_right < s.relearn_criterion
+        and not (st.reps == 1 and st.last_correct)
+        and q not in recent
+    ]
+    return min(waiting)[1] if waiting else None
+
+
+def _most_valuable(plan: Blueprint, unmet: Mapping[str, Sequence[str]], rng: random.Random) -> str:
+    """The unmet question carrying the largest share of the exam score (ties drawn at random)."""
+    return max(
+        (q for ids in unmet.values() for q in ids), key=lambda q: (plan.value[q], rng.random())
     )
 
 

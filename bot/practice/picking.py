@@ -163,7 +163,8 @@ def pick_for_learner(
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
         )
-        pick = queue.choose_next(plan, learner, at, rng)
+        mode = catalog.forgetting.mode(conn, plan, now)
+        pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
     if qid is None:
         return None

@@ -11,21 +11,29 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.bank.models import Question
+from bot.learning.forgetting import ProbeTally
 from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp, review
 from bot.learning.memory import replay_all as replay_answers
 from bot.learning.misconceptions import MisconceptionState, after_answer, tagged_options
 
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
-    "last_confidence", "first_correct", "predicted_recall", "review_right",
+    "last_confidence", "first_correct", "predicted_recall", "review_right", "run_right",
+    "probe_recall", "probe_right",
 )  # fmt: skip
 _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
-_MEMORY_UPSERT = (
-    f"INSERT INTO memory_states (user_id, bank_id, question_id, {_MEMORY_SELECT})"
-    f" VALUES (?, ?, ?, {', '.join('?' * len(MEMORY_COLUMNS))})"
-    " ON CONFLICT (user_id, bank_id, question_id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in MEMORY_COLUMNS)
-)
+
+
+def _upsert(columns: tuple[str, ...]) -> str:
+    return (
+        f"INSERT INTO memory_states (user_id, bank_id, question_id, {', '.join(columns)})"
+        f" VALUES (?, ?, ?, {', '.join('?' * len(columns))})"
+        " ON CONFLICT (user_id, bank_id, question_id) DO UPDATE SET "
+        + ", ".join(f"{c} = excluded.{c}" for c in columns)
+    )
+
+
+_MEMORY_UPSERT = _upsert(MEMORY_COLUMNS)
 
 
 def _state(row: sqlite3.Row | tuple[object, ...]) -> MemoryState:
@@ -273,6 +281,45 @@ def _answers(conn: sqlite3.Connection) -> Iterator[tuple[int, str, Answer]]:
         yield user_id, bank_id, answer
 
 
+def probe_tally(conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
+    """The first spaced reviews of a bank's questions, summed over all its learners."""
+    n, total, squares, right = conn.execute(
+        "SELECT COUNT(*), TOTAL(probe_recall), TOTAL(probe_recall * probe_recall),"
+        " TOTAL(probe_right) FROM memory_states"
+        " WHERE bank_id = ? AND probe_recall IS NOT NULL",
+        (bank_id,),
+    ).fetchone()
+    return ProbeTally(int(n), float(total), float(squares), int(right))
+
+
+def backfill_probes(conn: sqlite3.Connection) -> int:
+    """Give stored states the sitting run and first-spaced-review fields their answers imply
+    (the Python step of the migration that added them); returns how many states changed.
+    Only those fields: the rest of a state stays as the bot wrote it."""
+    changed = 0
+    key: tuple[int, str] | None = None
+    batch: list[Answer] = []
+
+    def flush() -> int:
+        if key is None:
+            return 0
+        done = 0
+        for qid, state in replay_answers(batch).items():
+            done += conn.execute(
+                "UPDATE memory_states SET run_right = ?, probe_recall = ?, probe_right = ?"
+                " WHERE user_id = ? AND bank_id = ? AND question_id = ?",
+                (state.run_right, state.probe_recall, int(state.probe_right), *key, qid),
+            ).rowcount
+        return done
+
+    for user_id, bank_id, answer in _answers(conn):
+        if (user_id, bank_id) != key:
+            changed += flush()
+            key, batch = (user_id, bank_id), []
+        batch.append(answer)
+    return changed + flush()
+
+
 def backfill_memory(conn: sqlite3.Connection) -> int:
     """Replay every recorded answer into memory states (the migration's Python step);
     returns how many states were written. Learners keep what they have practised."""
@@ -280,12 +327,18 @@ def backfill_memory(conn: sqlite3.Connection) -> int:
     key: tuple[int, str] | None = None
     batch: list[Answer] = []
 
+    # Run by an early migration, before later ones added columns: write the ones there are.
+    present = {row[1] for row in conn.execute("PRAGMA table_info(memory_states)")}
+    columns = tuple(c for c in MEMORY_COLUMNS if c in present)
+    upsert = _upsert(columns)
+
     def flush() -> int:
         if key is None:
             return 0
         states = replay_answers(batch)
         for qid, state in states.items():
-            save_memory(conn, key[0], key[1], qid, state)
+            row = state.to_row()
+            conn.execute(upsert, (key[0], key[1], qid, *(row[c] for c in columns)))
         return len(states)
 
     for user_id, bank_id, answer in _answers(conn):

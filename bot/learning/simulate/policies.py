@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.forgetting import QueueMode
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
 from bot.learning.queue import Learner, Today, choose_next
@@ -25,6 +26,7 @@ class PolicyView:
     last_question_id: str | None = None
     exam_date: dt.date | None = None
     today: Today | None = None
+    mode: QueueMode = QueueMode.STANDARD  # the bank-wide forgetting check, as of this morning
 
 
 Policy = Callable[[Blueprint, PolicyView, dt.datetime, random.Random], str]
@@ -80,7 +82,7 @@ def engine_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: rand
         misconceptions=view.misconceptions,
         last_question_id=view.last_question_id,
     )
-    pick = choose_next(plan, learner, now, rng)
+    pick = choose_next(plan, learner, now, rng, mode=view.mode)
     assert pick is not None
     return pick.question_id
 

@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.forgetting import ProbeTally, queue_mode
 from bot.learning.memory import Answer, review
 from bot.learning.misconceptions import after_answer
 from bot.learning.queue import Today
@@ -34,6 +35,9 @@ class SimConfig:
     truth: str = "power-law"
     seed: int = 1
     learner: LearnerParams = field(default_factory=LearnerParams)
+    # Learners not ready after `days` go on practising, up to this many days in all, only to
+    # count their answers to ready (0: stop at `days`). Every other figure is of `days`.
+    ready_within: int = 0
 
 
 @dataclass
@@ -85,26 +89,32 @@ def _ready(learner: SimLearner, t: float, pass_mark: float, answered: int) -> in
     return answered if learner.true_score(t + STILL_READY_DAYS) >= pass_mark else None
 
 
-def run_learner(plan: Blueprint, cfg: SimConfig, index: int) -> LearnerOutcome:
-    """Simulate one learner for `cfg.days` days of `cfg.per_day` answers."""
-    seed = cfg.seed * 1_000_003 + index
-    learner = SimLearner(plan, cfg.truth, cfg.learner, random.Random(seed))
-    policy_rng = random.Random(seed + 7)
-    policy = POLICIES[cfg.policy]
-    exam_date = (START + dt.timedelta(days=cfg.exam_in)).date()
-    view = PolicyView(exam_date=exam_date)
-    pass_mark = plan.passing_score
-    ready_after: int | None = None
-    answered = 0
-    errors: list[float] = []
-    brier: list[float] = []
-    for day in range(cfg.days):
+class _Run:
+    """One learner in progress, a day at a time."""
+
+    def __init__(self, plan: Blueprint, cfg: SimConfig, index: int) -> None:
+        seed = cfg.seed * 1_000_003 + index
+        self.plan, self.cfg = plan, cfg
+        self.learner = SimLearner(plan, cfg.truth, cfg.learner, random.Random(seed))
+        self.rng = random.Random(seed + 7)
+        self.view = PolicyView(exam_date=(START + dt.timedelta(days=cfg.exam_in)).date())
+        self.ready_after: int | None = None
+        self.answered = 0
+        self.errors: list[float] = []
+        self.brier: list[float] = []
+        self.exam_score = 0.0
+        self.coverage = 0.0
+
+    def practise(self, day: int) -> None:
+        """One morning's answers, then (within the run's days) the day's readiness check."""
+        plan, cfg, view, learner = self.plan, self.cfg, self.view, self.learner
+        policy = POLICIES[cfg.policy]
         start = START + dt.timedelta(days=day)
         new_today = 0
         for i in range(cfg.per_day):
             now = _at(day, i)
             view.today = Today(start.date(), start, i, new_today)
-            qid = policy(plan, view, now, policy_rng)
+            qid = policy(plan, view, now, self.rng)
             chosen, correct = learner.answer(qid, _days(now))
             new_today += qid not in view.memory
             view.memory[qid] = review(view.memory.get(qid), Answer(qid, now, correct))
@@ -114,27 +124,59 @@ def run_learner(plan: Blueprint, cfg: SimConfig, index: int) -> LearnerOutcome:
             box = view.boxes.get(qid, -1)
             view.boxes[qid] = min(box + 1, len(LEITNER_DAYS) - 1) if correct else 0
             view.last_question_id = qid
-            answered += 1
-            if ready_after is None and ((i + 1) % READY_CHECK_EVERY == 0 or i + 1 == cfg.per_day):
-                ready_after = _ready(learner, _days(now), pass_mark, answered)
+            self.answered += 1
+            if self.ready_after is None and (
+                (i + 1) % READY_CHECK_EVERY == 0 or i + 1 == cfg.per_day
+            ):
+                self.ready_after = _ready(learner, _days(now), plan.passing_score, self.answered)
+        if day >= cfg.days:
+            return
         end = _at(day, cfg.per_day)
         true_now = learner.true_score(_days(end))
         estimate = readiness(plan, view.memory, end)
         if estimate.enough_data and estimate.score is not None:
             assert estimate.pass_probability is not None
-            errors.append(abs(estimate.score - true_now))
-            brier.append((estimate.pass_probability - float(true_now >= pass_mark)) ** 2)
-    exam_t = _days(START + dt.timedelta(days=cfg.exam_in, hours=SESSION_HOUR))
-    met = sum(plan.value[q] for q in view.memory)
-    return LearnerOutcome(
-        ready_after, learner.true_score(exam_t), met / sum(plan.value.values()), errors, brier
-    )
+            self.errors.append(abs(estimate.score - true_now))
+            self.brier.append(
+                (estimate.pass_probability - float(true_now >= plan.passing_score)) ** 2
+            )
+        if day == cfg.days - 1:
+            exam_t = _days(START + dt.timedelta(days=cfg.exam_in, hours=SESSION_HOUR))
+            self.exam_score = learner.true_score(exam_t)
+            met = sum(plan.value[q] for q in view.memory)
+            self.coverage = met / sum(plan.value.values())
+
+    def outcome(self) -> LearnerOutcome:
+        """What the run produced."""
+        return LearnerOutcome(
+            self.ready_after, self.exam_score, self.coverage, self.errors, self.brier
+        )
+
+
+def run_learners(plan: Blueprint, cfg: SimConfig) -> list[LearnerOutcome]:
+    """Every learner, side by side, day by day: each morning the bank-wide forgetting check
+    (the bot re-reads it hourly; here everyone practises in one half-hour sitting a day) is
+    taken over all learners' answers so far and handed to the policy, as one bank's learners
+    share it in the bot."""
+    runs = [_Run(plan, cfg, n) for n in range(cfg.learners)]
+    for day in range(max(cfg.days, cfg.ready_within)):
+        active = [r for r in runs if day < cfg.days or r.ready_after is None]
+        if not active:
+            break
+        tally = ProbeTally()
+        for r in runs:
+            tally += ProbeTally.of(r.view.memory.values())
+        mode = queue_mode(tally, plan.mean_chance)
+        for r in active:
+            r.view.mode = mode
+            r.practise(day)
+    return [r.outcome() for r in runs]
 
 
 def run_policy(plan: Blueprint, cfg: SimConfig) -> PolicyReport:
     """Every learner under one policy and ground truth, summarised."""
-    outcomes = [run_learner(plan, cfg, n) for n in range(cfg.learners)]
-    budget = cfg.days * cfg.per_day
+    outcomes = run_learners(plan, cfg)
+    budget = max(cfg.days, cfg.ready_within) * cfg.per_day
     to_ready = [o.ready_after if o.ready_after is not None else budget for o in outcomes]
     errors = [e for o in outcomes for e in o.abs_errors]
     briers = [b for o in outcomes for b in o.brier]

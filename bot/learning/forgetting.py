@@ -1,0 +1,90 @@
+"""Do a bank's learners forget faster or slower than FSRS assumes? The check that sets the
+study queue's mode, pooled over every learner of the bank.
+
+Each question's first spaced review (`MemoryState.probe_recall`, its second answer, 20 hours to
+4 days after the first) is a small experiment: FSRS predicted a recall, the learner was right or
+wrong. Over a bank's learners, right answers above the prediction (corrected for lucky guesses)
+mean memories last longer than FSRS's default curve says; below it, they fade faster. The two
+call for opposite queues: when memories last, every review at high recall is an answer not spent
+on a question never met, so the queue meets every question first; when they fade, answers in
+quick succession are what build memory, so a missed question is asked again in the same sitting
+until it is answered right three times in a row (successive relearning, Rawson & Dunlosky 2011).
+One learner's few dozen such reviews cannot tell the two apart before their exam is near; a
+bank's learners, who share one kind of human memory, give hundreds a day.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.learning.memory import MemoryState
+
+# |z| needed to act: the excess of right answers over FSRS's prediction, in standard errors of
+# the binomial (about a 1-in-40 chance each way of acting on noise when FSRS is right).
+DECISIVE_Z = 2.0
+
+
+class QueueMode(StrEnum):
+    STANDARD = "standard"  # FSRS's curve fits (or too little evidence yet): the study queue as is
+    COVER = "cover"  # memories last longer than FSRS predicts: meet every question first
+    RELEARN = "relearn"  # they fade faster: relearn each practised question to a criterion
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeTally:
+    """First spaced reviews of a bank's questions, summed over its learners."""
+
+    reviews: int = 0
+    recall: float = 0.0  # sum of FSRS's predicted recall
+    recall_squared: float = 0.0  # sum of its squares (for the binomial variance)
+    right: int = 0
+
+    @classmethod
+    def of(cls, states: Iterable[MemoryState]) -> ProbeTally:
+        """The tally over memory states (the storage layer sums the same columns in SQL)."""
+        n = right = 0
+        total = squares = 0.0
+        for state in states:
+            if state.probe_recall is not None:
+                n += 1
+                total += state.probe_recall
+                squares += state.probe_recall * state.probe_recall
+                right += state.probe_right
+        return cls(n, total, squares, right)
+
+    def __add__(self, other: ProbeTally) -> ProbeTally:
+        return ProbeTally(
+            self.reviews + other.reviews,
+            self.recall + other.recall,
+            self.recall_squared + other.recall_squared,
+            self.right + other.right,
+        )
+
+    def excess(self, chance: float) -> float:
+        """Mean right answers above the guess-corrected prediction (0 without reviews)."""
+        if self.reviews == 0:
+            return 0.0
+        expected = self.reviews * chance + (1 - chance) * self.recall
+        return (self.right - expected) / self.reviews
+
+    def z(self, chance: float) -> float:
+        """The excess in standard errors: right answers are Bernoulli with p = c + (1 - c)·R."""
+        # sum of p(1 - p) with p = c + (1 - c) r, expanded so that sums of r and r² suffice.
+        c, n, r, r2 = chance, self.reviews, self.recall, self.recall_squared
+        variance = (1 - c) * (c * (n - r) + (1 - c) * (r - r2))
+        if n == 0 or variance <= 0:
+            return 0.0
+        return self.excess(chance) * n / math.sqrt(variance)
+
+
+def queue_mode(tally: ProbeTally, chance: float) -> QueueMode:
+    """The study queue's mode for a bank, from its learners' first spaced reviews."""
+    z = tally.z(chance)
+    if z >= DECISIVE_Z:
+        return QueueMode.COVER
+    if z <= -DECISIVE_Z:
+        return QueueMode.RELEARN
+    return QueueMode.STANDARD
