@@ -209,7 +209,7 @@ def test_run_right_counts_right_answers_in_a_row_within_a_sitting() -> None:
     assert _answers((0, True), (3.1, True)).run_right == 1
 
 
-def test_probe_is_the_first_spaced_review_only() -> None:
+def test_probe_is_a_missed_questions_first_spaced_review_only() -> None:
     first = _answers((0, False))
     assert first.probe_recall is None
     probed = review(first, Answer("q", T0 + dt.timedelta(days=2), True))
@@ -225,12 +225,15 @@ def test_probe_is_the_first_spaced_review_only() -> None:
     assert _answers((0, False), (24 * 5, True)).probe_recall is None
     assert _answers((0, False), (1, True), (48, True)).probe_recall is None
     # A wrong probe is recorded as wrong.
-    wrong = _answers((0, True), (30, False))
+    wrong = _answers((0, False), (30, False))
     assert wrong.probe_recall is not None and wrong.probe_right is False
+    # A question right the first time (known, or a lucky guess) is no probe.
+    assert _answers((0, True), (30, True)).probe_recall is None
 
 
 def test_new_fields_survive_a_row_round_trip() -> None:
     state = _answers((0, False), (0.1, True), (0.2, True))
     assert MemoryState.from_row(state.to_row()) == state
-    probed = _answers((0, True), (30, False))
+    probed = _answers((0, False), (30, False))
+    assert probed.probe_recall is not None
     assert MemoryState.from_row(probed.to_row()) == probed

@@ -62,7 +62,7 @@ async def test_migration_replays_existing_answers_into_memory(
     monkeypatch.setattr(migrations, "available", lambda: [m for m in every if m[0] < "0006"])
     conn = connect_sync(path)
     migrations.apply_migrations(conn)
-    history = [(1.0e9, 1), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
+    history = [(1.0e9, 0), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
     for i, (at, correct) in enumerate(history, 1):
         conn.execute(
             "INSERT INTO deliveries (id, chat_id, user_id, bank_id, question_id, sent_at)"
@@ -81,8 +81,8 @@ async def test_migration_replays_existing_answers_into_memory(
     expected = replay_all(
         Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
     )
-    assert states == expected and states["q1"].reps == 3 and states["q1"].lapses == 1
-    # The second answer, three days after the first, is the question's first spaced review.
+    assert states == expected and states["q1"].reps == 3 and states["q1"].lapses == 2
+    # The second answer, three days after a miss, is the question's first spaced review.
     assert states["q1"].probe_recall is not None and states["q1"].probe_right is False
     assert lsql.probe_tally(conn, "b").reviews == 1
     conn.close()

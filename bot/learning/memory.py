@@ -23,10 +23,11 @@ SCHEDULER = Scheduler(
 _DECAY = -SCHEDULER.parameters[20]
 # Answers closer together than this belong to one sitting.
 SITTING_GAP = dt.timedelta(hours=3)
-# A question's second answer counts as its first spaced review when it comes this long after
-# the first: from the next day on, before FSRS's own first interval has long passed. The band
-# keeps what the bank-wide forgetting check compares at similar lags whatever the queue does
-# (the fit of FSRS's curve to real forgetting depends on the lag).
+# A missed question's second answer is a probe of the bank-wide forgetting check when it comes
+# this long after the first: from the next day on, before FSRS's first interval for a miss has
+# long passed. Only misses, and only this band, so that the check compares like with like
+# whatever the queue does: how well FSRS's curve fits real forgetting depends on the lag and
+# on what the first answer was (a right first answer may have been known or a lucky guess).
 PROBE_DAYS = (dt.timedelta(hours=20), dt.timedelta(days=4))
 _FACTOR = 0.9 ** (1 / _DECAY) - 1
 
@@ -74,9 +75,10 @@ class MemoryState:
     # Right answers in a row within the current sitting (answers less than SITTING_GAP apart):
     # what relearning to a criterion counts.
     run_right: int = 0
-    # The question's first spaced review (its second answer, PROBE_DAYS after the first): the
-    # recall FSRS predicted for it and whether it was right. Summed over a bank's learners it
-    # tells whether people forget faster or slower than FSRS assumes (bot.learning.forgetting).
+    # A question missed at first and learned from the feedback, asked again PROBE_DAYS later
+    # (its second answer): the recall FSRS predicted for it and whether it was right. Summed
+    # over a bank's learners it tells whether people forget faster or slower than FSRS assumes
+    # (bot.learning.forgetting).
     probe_recall: float | None = None
     probe_right: bool = False
     # `last_review` as whole microseconds since the Unix epoch, derived once: the study queue
@@ -178,7 +180,7 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         )
         run = 0 if not answer.correct else 1 + (state.run_right if gap < SITTING_GAP else 0)
         probe_recall, probe_right = state.probe_recall, state.probe_right
-        if state.reps == 1 and PROBE_DAYS[0] <= gap <= PROBE_DAYS[1]:
+        if state.reps == 1 and not state.last_correct and PROBE_DAYS[0] <= gap <= PROBE_DAYS[1]:
             probe_recall, probe_right = recall, answer.correct
     return MemoryState(
         stability=stability,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import random
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import ProbeTally, queue_mode
+from bot.learning.forgetting import ProbeTally, QueueMode, queue_mode
 from bot.learning.memory import Answer, review
 from bot.learning.misconceptions import after_answer
 from bot.learning.queue import Today
@@ -153,11 +154,13 @@ class _Run:
         )
 
 
-def run_learners(plan: Blueprint, cfg: SimConfig) -> list[LearnerOutcome]:
+def run_learners(
+    plan: Blueprint, cfg: SimConfig, on_day: Callable[[int, QueueMode], None] | None = None
+) -> list[LearnerOutcome]:
     """Every learner, side by side, day by day: each morning the bank-wide forgetting check
     (the bot re-reads it hourly; here everyone practises in one half-hour sitting a day) is
     taken over all learners' answers so far and handed to the policy, as one bank's learners
-    share it in the bot."""
+    share it in the bot. `on_day` hears each day's mode."""
     runs = [_Run(plan, cfg, n) for n in range(cfg.learners)]
     for day in range(max(cfg.days, cfg.ready_within)):
         active = [r for r in runs if day < cfg.days or r.ready_after is None]
@@ -167,6 +170,8 @@ def run_learners(plan: Blueprint, cfg: SimConfig) -> list[LearnerOutcome]:
         for r in runs:
             tally += ProbeTally.of(r.view.memory.values())
         mode = queue_mode(tally, plan.mean_chance)
+        if on_day is not None:
+            on_day(day, mode)
         for r in active:
             r.view.mode = mode
             r.practise(day)

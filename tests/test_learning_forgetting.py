@@ -1,0 +1,250 @@
+"""The bank-wide forgetting check and the study queue's two other modes: the arithmetic, the
+queue's picks in each mode, the hourly read from SQLite, and the bot relearning a missed
+question once its bank's learners are seen to forget fast."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.learning.blueprint import Blueprint
+from bot.learning.forgetting import DECISIVE_Z, ProbeTally, QueueMode, queue_mode
+from bot.learning.memory import Answer, MemoryState, review
+from bot.learning.queue import Learner, Reason, Today, choose_next
+from bot.learning.simulate.generated_bank import generate_bank
+from bot.learning.simulate.runner import SimConfig, run_learners
+from bot.practice.forgetting_checks import REFRESH_SECONDS, ForgettingChecks
+from bot.storage import learning_sql as lsql
+from bot.storage.db import connect_sync
+from bot.storage.migrations import apply_migrations
+from tests.sample_bank import bank
+from tests.test_play_jsonl import demo_catalog, session
+
+T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
+MINUTE = dt.timedelta(minutes=1)
+
+
+def probed(recall: float, right: bool) -> MemoryState:
+    """A state whose first spaced review FSRS predicted at `recall` and that went `right`."""
+    first = review(None, Answer("q", T0, False))
+    second = review(first, Answer("q", T0 + dt.timedelta(days=2), right))
+    return dataclasses.replace(second, probe_recall=recall, probe_right=right)
+
+
+def test_tally_sums_only_states_with_a_probe_and_z_is_the_binomial_one() -> None:
+    rng = random.Random(2)
+    states = [probed(rng.uniform(0.3, 0.95), rng.random() < 0.5) for _ in range(300)]
+    states += [review(None, Answer("q", T0, True)) for _ in range(50)]  # no probe
+    tally = ProbeTally.of(states)
+    assert tally.reviews == 300
+    chance = 0.25
+    # Brute force over the reviews: right minus the guess-corrected prediction, over the root
+    # of the summed Bernoulli variances.
+    p = [chance + (1 - chance) * s.probe_recall for s in states if s.probe_recall is not None]
+    right = [s.probe_right for s in states if s.probe_recall is not None]
+    excess = sum(r - x for r, x in zip(right, p, strict=True))
+    variance = sum(x * (1 - x) for x in p)
+    assert tally.excess(chance) == pytest.approx(excess / 300)
+    assert tally.z(chance) == pytest.approx(excess / variance**0.5)
+    halves = ProbeTally.of(states[:120]) + ProbeTally.of(states[120:])
+    assert halves.reviews == tally.reviews and halves.right == tally.right
+    assert halves.recall == pytest.approx(tally.recall)
+    assert ProbeTally().z(chance) == 0.0 and ProbeTally().excess(chance) == 0.0
+
+
+def test_mode_needs_decisive_evidence_either_way() -> None:
+    def tally(n: int, right: int, recall: float = 0.8) -> ProbeTally:
+        return ProbeTally(n, n * recall, n * recall * recall, right)
+
+    chance = 0.25  # expected right share at recall 0.8: 0.85
+    assert queue_mode(tally(400, 380), chance) is QueueMode.COVER  # 95% right
+    assert queue_mode(tally(400, 260), chance) is QueueMode.RELEARN  # 65% right
+    assert queue_mode(tally(400, 342), chance) is QueueMode.STANDARD  # as predicted
+    assert queue_mode(tally(10, 8), chance) is QueueMode.STANDARD  # too few to tell
+    assert queue_mode(ProbeTally(), chance) is QueueMode.STANDARD
+    # The threshold itself, on a tally whose z is known.
+    t = tally(400, 360)
+    expected = queue_mode(t, chance)
+    assert (t.z(chance) >= DECISIVE_Z) == (expected is QueueMode.COVER)
+
+
+def _today(at: dt.datetime) -> Today:
+    start = at.replace(hour=0, minute=0)
+    return Today(date=start.date(), start=start)
+
+
+def test_cover_meets_the_most_valuable_question_first_then_the_most_at_risk() -> None:
+    plan = Blueprint.of(bank())  # beta: 2 questions for half the exam; alpha: 3 for the other
+    picks = set()
+    for seed in range(20):
+        pick = choose_next(
+            plan, Learner({}, _today(T0)), T0, random.Random(seed), mode=QueueMode.COVER
+        )
+        assert pick is not None and pick.reason is Reason.NEW
+        picks.add(pick.question_id)
+    assert picks == {"b1", "b2"}
+    # Nothing is reviewed while a question is unmet, however forgotten the met ones are.
+    now = T0 + dt.timedelta(days=30)
+    memory = {q: review(None, Answer(q, T0, False)) for q in ("a1", "a2", "b1", "b2")}
+    pick = choose_next(
+        plan, Learner(memory, _today(now)), now, random.Random(1), mode=QueueMode.COVER
+    )
+    assert pick is not None and (pick.question_id, pick.reason) == ("a3", Reason.NEW)
+    # All met: the largest exam share at risk (value x forgetting): a beta question, forgotten.
+    memory["a3"] = review(None, Answer("a3", now - MINUTE, True))
+    memory["b2"] = review(None, Answer("b2", now - MINUTE, True))
+    pick = choose_next(
+        plan, Learner(memory, _today(now)), now, random.Random(1), mode=QueueMode.COVER
+    )
+    assert pick is not None and (pick.question_id, pick.reason) == ("b1", Reason.PRACTICE)
+
+
+def _relearn_sitting(plan: Blueprint, answers: dict[str, list[bool]]) -> list[tuple[str, Reason]]:
+    """Picks of a RELEARN sitting in which question q's answers come from answers[q] in turn
+    (then right), until nothing is left to relearn and a new question comes."""
+    memory: dict[str, MemoryState] = {}
+    last: str | None = None
+    picks: list[tuple[str, Reason]] = []
+    rng = random.Random(4)
+    at = T0
+    for _ in range(30):
+        today = Today(T0.date(), T0.replace(hour=0), len(picks), 0)
+        pick = choose_next(
+            plan, Learner(memory, today, last_question_id=last), at, rng, mode=QueueMode.RELEARN
+        )
+        assert pick is not None
+        picks.append((pick.question_id, pick.reason))
+        queue = answers.setdefault(pick.question_id, [])
+        correct = queue.pop(0) if queue else True
+        memory[pick.question_id] = review(
+            memory.get(pick.question_id), Answer(pick.question_id, at, correct)
+        )
+        last, at = pick.question_id, at + MINUTE
+        if len(memory) == len(plan.questions) and all(
+            s.run_right >= 3 or (s.reps == 1 and s.last_correct) for s in memory.values()
+        ):
+            break
+    return picks
+
+
+def _first_pick(plan: Blueprint) -> str:
+    """What `_relearn_sitting` asks first (the same draw)."""
+    pick = choose_next(plan, Learner({}, _today(T0)), T0, random.Random(4), mode=QueueMode.RELEARN)
+    assert pick is not None
+    return pick.question_id
+
+
+def test_relearn_asks_a_missed_question_again_two_questions_later_until_right_three_times() -> (
+    None
+):
+    plan = Blueprint.of(generate_bank(n_questions=12, n_topics=2, seed=3))
+    missed = _first_pick(plan)
+    picks = _relearn_sitting(plan, {missed: [False]})
+    asked = [q for q, _ in picks]
+    at = [i for i, q in enumerate(asked) if q == missed]
+    # Wrong once, then right three times in a row, each ask two others after the one before.
+    assert at == [0, 3, 6, 9]
+    assert all(picks[i][1] is Reason.RELEARN for i in at[1:])
+    # A question right the first time it was met is not asked again in the sitting.
+    once = [q for q in asked if q != missed]
+    assert len(once) == len(set(once)) == len(plan.questions) - 1
+
+
+def test_relearn_restarts_the_count_after_a_wrong_answer() -> None:
+    plan = Blueprint.of(generate_bank(n_questions=12, n_topics=2, seed=3))
+    q = _first_pick(plan)
+    picks = _relearn_sitting(plan, {q: [False, True, False]})
+    asked = [x for x, _ in picks]
+    # wrong, right, wrong (the run starts again), then right three times: six asks.
+    assert asked.count(q) == 6
+
+
+def test_checks_are_read_from_sqlite_and_kept_for_an_hour(tmp_path: Path) -> None:
+    conn = connect_sync(tmp_path / "f.sqlite3")
+    apply_migrations(conn)
+    plan = Blueprint.of(bank(bank_id="b"))
+
+    def store(users: range, recall: float, right: bool, bank_id: str = "b") -> None:
+        for u in users:
+            lsql.save_memory(conn, u, bank_id, "a1", probed(recall, right))
+
+    store(range(300), 0.9, False)  # predicted 0.9, all wrong: memories fade fast
+    store(range(300), 0.5, True, bank_id="other")  # another bank's learners do not count
+    assert lsql.probe_tally(conn, "b").reviews == 300
+    checks = ForgettingChecks()
+    now = 1_800_000_000.0
+    assert checks.mode(conn, plan, now) is QueueMode.RELEARN
+    store(range(300, 3000), 0.5, True)  # now overwhelmingly better than predicted
+    assert checks.mode(conn, plan, now + REFRESH_SECONDS - 1) is QueueMode.RELEARN  # kept
+    assert checks.mode(conn, plan, now + REFRESH_SECONDS) is QueueMode.COVER  # read again
+    snapshot = checks.snapshot()
+    conn.execute("DELETE FROM memory_states WHERE bank_id = 'b' AND user_id >= 300")
+    checks.restore({})
+    assert checks.mode(conn, plan, now + REFRESH_SECONDS) is QueueMode.RELEARN
+    checks.restore(snapshot)
+    assert checks.mode(conn, plan, now + REFRESH_SECONDS + 1) is QueueMode.COVER
+    conn.close()
+
+
+async def _sitting(tmp_path: Path, seed_probes: bool) -> list[str]:
+    """Question ids a learner is asked in one sitting, answering the first one wrong and every
+    later one right; with `seed_probes`, the bank's other learners forgot fast before."""
+    catalog = demo_catalog()
+    async with session(tmp_path, catalog) as s:
+        if seed_probes:
+
+            def seed(conn: object) -> None:
+                for u in range(100, 400):
+                    lsql.save_memory(conn, u, "demo", "a1", probed(0.9, False))  # type: ignore[arg-type]
+
+            await s.service.db.write(seed)
+        asked: list[str] = []
+        for i in range(5):
+            q = await s.handle(json.dumps({"cmd": "next", "user": 1}))
+            key = await s.service.delivery(q["delivery"])
+            assert key is not None
+            positions = range(len(q["options"]))
+            correct = [p for p in positions if key.question.options[p].correct]
+            chosen = (
+                [p for p in positions if p not in correct][: q["select"]] if i == 0 else correct
+            )
+            answer = {"cmd": "answer", "user": 1, "delivery": q["delivery"], "chosen": chosen}
+            verdict = await s.handle(json.dumps(answer))
+            assert verdict["correct"] is (i > 0)
+            asked.append(q["question_id"])
+            await s.handle('{"cmd": "advance", "seconds": 60}')
+        return asked
+
+
+async def test_the_bot_relearns_a_missed_question_once_its_bank_is_seen_to_forget_fast(
+    tmp_path: Path,
+) -> None:
+    relearn = await _sitting(tmp_path / "fast", seed_probes=True)
+    # Asked again after two other questions, and again two later (right twice so far).
+    assert relearn[3] == relearn[0] and len(set(relearn[:3])) == 3
+    standard = await _sitting(tmp_path / "standard", seed_probes=False)
+    # Without that evidence a question just missed is not due again within minutes.
+    assert standard[0] not in standard[1:]
+
+
+def _modes(plan: Blueprint, truth: str) -> list[QueueMode]:
+    """The mode the side-by-side learners were handed each morning."""
+    cfg = SimConfig(learners=20, days=8, per_day=20, policy="engine", truth=truth, seed=5)
+    days: list[QueueMode] = []
+    run_learners(plan, cfg, on_day=lambda _day, mode: days.append(mode))
+    return days
+
+
+def test_side_by_side_learners_share_the_check_and_it_tells_the_worlds_apart() -> None:
+    plan = Blueprint.of(generate_bank(n_questions=100, n_topics=3, seed=2))
+    lasting, fading = _modes(plan, "power-law"), _modes(plan, "half-life")
+    # No evidence on the first mornings (no second answer a day later yet), then each world's.
+    assert lasting[:2] == fading[:2] == [QueueMode.STANDARD] * 2
+    assert lasting[-1] is QueueMode.COVER and fading[-1] is QueueMode.RELEARN
+    assert set(lasting) == {QueueMode.STANDARD, QueueMode.COVER}
+    assert set(fading) == {QueueMode.STANDARD, QueueMode.RELEARN}
