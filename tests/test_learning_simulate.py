@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import random
@@ -111,3 +112,20 @@ def test_cli_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 0 and json.loads(capsys.readouterr().out) == out  # same seed
     assert main(["simulate", "--bank", "generated-x"]) == 2
     assert "generated-N" in capsys.readouterr().err
+
+
+def test_ready_within_counts_answers_to_ready_past_the_run_and_changes_nothing_else() -> None:
+    short = SimConfig(learners=4, days=3, per_day=10, exam_in=3, policy="engine", seed=3)
+    longer = dataclasses.replace(short, ready_within=60)
+    a, b = run_policy(PLAN, short), run_policy(PLAN, longer)
+    assert a.reached_ready == 0 and a.questions_to_ready == a.budget == 30  # censored
+    assert b.budget == 600 and b.reached_ready == 1.0
+    assert 30 < b.questions_to_ready < 600
+    same = ("exam_score", "pass_rate", "coverage", "readiness_mae", "readiness_brier")
+    assert [getattr(a, k) for k in same] == [getattr(b, k) for k in same]
+    assert a.readiness_days == b.readiness_days
+
+
+def test_cli_simulate_checks_ready_within(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--bank", "generated-30", "--ready-within", "-1"]) == 2
+    assert "--ready-within" in capsys.readouterr().err

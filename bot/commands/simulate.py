@@ -25,7 +25,9 @@ power-law (FSRS-4.5-like forgetting curve with a spacing effect) and half-life (
 regression, Settles & Meeder 2016, no spacing effect). Reported per policy: answers until the
 learner's true expected exam score reaches the passing score and is still there a week later
 without study (a learner never ready counts as the whole budget), true score and pass rate on
-exam day, blueprint coverage, and the readiness estimate's MAE and Brier score.
+exam day, blueprint coverage, and the readiness estimate's MAE and Brier score. Learners
+practise side by side, day by day: the engine's bank-wide forgetting check pools them, as it
+pools a bank's learners in the bot.
 """
 
 
@@ -43,6 +45,15 @@ def register(sub: Any) -> None:
     p.add_argument("--days", type=int, default=30, help="days of practice (30)")
     p.add_argument("--per-day", type=int, default=20, help="answers per day (20)")
     p.add_argument("--exam-in", type=int, default=30, help="days until the exam (30)")
+    p.add_argument(
+        "--ready-within",
+        type=int,
+        default=0,
+        metavar="DAYS",
+        help="learners not ready after --days go on practising up to DAYS days in all, only to "
+        "count their answers to ready (default: stop at --days; a learner never ready counts "
+        "as the whole budget)",
+    )
     p.add_argument(
         "--policy",
         action="append",
@@ -97,6 +108,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.ready_within < 0 or args.ready_within > 3650:
+        print("quizbot: --ready-within must be from 0 to 3650 days", file=sys.stderr)
+        return 2
     policies = [p for p in POLICIES if not args.policy or "all" in args.policy or p in args.policy]
     truths = TRUTHS if args.truth == "both" else (args.truth,)
     reports = [
@@ -110,6 +124,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 policy=policy,
                 truth=truth,
                 seed=args.seed,
+                ready_within=args.ready_within,
             ),
         )
         for truth in truths
@@ -131,6 +146,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             f"bank {plan.meta.id}: {len(plan.questions)} questions, passing score "
             f"{plan.passing_score:g}%, {args.learners} learners, {args.days} days x "
             f"{args.per_day}, exam in {args.exam_in} days, seed {args.seed}"
+            + (f", answers to ready up to {args.ready_within} days" if args.ready_within else "")
         )
         print(table(reports))
     return 0
