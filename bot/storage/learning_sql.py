@@ -292,58 +292,53 @@ def probe_tally(conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
     return ProbeTally(int(n), float(total), float(squares), int(right))
 
 
+def _replayed(conn: sqlite3.Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
+    """Every learner's recorded answers in each bank, replayed into memory states."""
+    key: tuple[int, str] | None = None
+    batch: list[Answer] = []
+    for user_id, bank_id, answer in _answers(conn):
+        if (user_id, bank_id) != key:
+            if key is not None:
+                yield (*key, replay_answers(batch))
+            key, batch = (user_id, bank_id), []
+        batch.append(answer)
+    if key is not None:
+        yield (*key, replay_answers(batch))
+
+
 def backfill_probes(conn: sqlite3.Connection) -> int:
     """Give stored states the sitting run and first-spaced-review fields their answers imply
     (the Python step of the migration that added them); returns how many states changed.
     Only those fields: the rest of a state stays as the bot wrote it."""
     changed = 0
-    key: tuple[int, str] | None = None
-    batch: list[Answer] = []
-
-    def flush() -> int:
-        if key is None:
-            return 0
-        done = 0
-        for qid, state in replay_answers(batch).items():
-            done += conn.execute(
+    for user_id, bank_id, states in _replayed(conn):
+        for qid, state in states.items():
+            changed += conn.execute(
                 "UPDATE memory_states SET run_right = ?, probe_recall = ?, probe_right = ?"
                 " WHERE user_id = ? AND bank_id = ? AND question_id = ?",
-                (state.run_right, state.probe_recall, int(state.probe_right), *key, qid),
+                (
+                    state.run_right,
+                    state.probe_recall,
+                    int(state.probe_right),
+                    user_id,
+                    bank_id,
+                    qid,
+                ),
             ).rowcount
-        return done
-
-    for user_id, bank_id, answer in _answers(conn):
-        if (user_id, bank_id) != key:
-            changed += flush()
-            key, batch = (user_id, bank_id), []
-        batch.append(answer)
-    return changed + flush()
+    return changed
 
 
 def backfill_memory(conn: sqlite3.Connection) -> int:
     """Replay every recorded answer into memory states (the migration's Python step);
     returns how many states were written. Learners keep what they have practised."""
-    written = 0
-    key: tuple[int, str] | None = None
-    batch: list[Answer] = []
-
     # Run by an early migration, before later ones added columns: write the ones there are.
     present = {row[1] for row in conn.execute("PRAGMA table_info(memory_states)")}
     columns = tuple(c for c in MEMORY_COLUMNS if c in present)
     upsert = _upsert(columns)
-
-    def flush() -> int:
-        if key is None:
-            return 0
-        states = replay_answers(batch)
+    written = 0
+    for user_id, bank_id, states in _replayed(conn):
         for qid, state in states.items():
             row = state.to_row()
-            conn.execute(upsert, (key[0], key[1], qid, *(row[c] for c in columns)))
-        return len(states)
-
-    for user_id, bank_id, answer in _answers(conn):
-        if (user_id, bank_id) != key:
-            written += flush()
-            key, batch = (user_id, bank_id), []
-        batch.append(answer)
-    return written + flush()
+            conn.execute(upsert, (user_id, bank_id, qid, *(row[c] for c in columns)))
+        written += len(states)
+    return written
