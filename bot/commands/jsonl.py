@@ -154,6 +154,7 @@ class JsonlSession:
         self._open.clear()
         if self.service.memory_cache is not None:
             self.service.memory_cache.clear()
+        self.service.catalog.forgetting.restore({})
 
     async def _learner(self, user: int) -> Learner:
         """The learner, moved to this run's bank on first use (their topic kept if it is)."""
