@@ -21,8 +21,8 @@ from bot.learning.memory import Answer, Confidence, replay_all
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
+from bot.storage import forgetting_sql, migrations
 from bot.storage import learning_sql as lsql
-from bot.storage import migrations
 from bot.storage.db import Database, connect_sync
 from tests import sample_bank
 from tests.learning_support import learning_bank, tagged
@@ -84,7 +84,9 @@ async def test_migration_replays_existing_answers_into_memory(
     assert states == expected and states["q1"].reps == 3 and states["q1"].lapses == 2
     # The second answer, three days after a miss, is the question's first spaced review.
     assert states["q1"].probe_recall is not None and states["q1"].probe_right is False
-    assert lsql.probe_tally(conn, "b").reviews == 1
+    tally = forgetting_sql.probe_tally(conn, "b")
+    assert (tally.reviews, tally.right) == (1, 0)
+    assert tally.recall == pytest.approx(states["q1"].probe_recall)
     conn.close()
 
 

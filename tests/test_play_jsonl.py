@@ -114,7 +114,9 @@ async def test_readiness_needs_evidence_then_predicts_a_score(tmp_path: Path) ->
         # Just after an answer memory is fresh (recall 1 by the model): let a few days pass.
         await s.handle('{"cmd": "advance", "seconds": 259200}')
         weak = await s.handle('{"cmd": "readiness", "user": 6}')
-        assert weak["score"] < 50 and weak["pass_probability"] < 0.5
+        # Every answer wrong, but each followed by the explanation: FSRS credits some memory of
+        # it (wrong answers minutes apart are no evidence of how fast this learner forgets).
+        assert weak["score"] < after["score"] - 25 and weak["pass_probability"] < 0.5
 
 
 async def test_next_then_answer_wrong_then_again_then_stats(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from bot.domain.models import Learner
 from bot.storage import (
     answer_sql,
     chat_migration,
+    forgetting_sql,
     group_sql,
     history_sql,
     learning_sql,
@@ -128,6 +129,7 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
     "next question": lambda c: (
         practice_sql.user_prefs(c, 1),
         learning_sql.memory_states(c, 1, "b"),
+        forgetting_sql.probe_tally(c, "b"),
         learning_sql.last_question(c, 1, "b"),
         learning_sql.exam_date(c, 1, "b"),
     ),
@@ -190,11 +192,3 @@ def test_the_chart_reads_its_days_as_one_range_not_the_whole_history(
     [sql] = statements(conn, lambda c: history_sql.answers_since(c, 1, "b", NOW))
     plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
     assert "answered_at>?" in plan.replace(" ", ""), plan
-
-
-def test_the_forgetting_check_reads_only_the_banks_probes(conn: sqlite3.Connection) -> None:
-    # Read hourly per bank, over every learner of the bank: a search of the partial index that
-    # holds only states with a probe, never a walk of all memory states.
-    [sql] = statements(conn, lambda c: learning_sql.probe_tally(c, "b"))
-    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
-    assert "SEARCH memory_states USING COVERING INDEX memory_probes (bank_id=?" in plan, plan

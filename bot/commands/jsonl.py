@@ -19,13 +19,11 @@ from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.learning.memory import Confidence
 from bot.practice.clock import FakeClock
-from bot.practice.forgetting_checks import Snapshot
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 
 Reply = dict[str, Any]
-# random state, simulated clock, the banks' forgetting checks as read so far
-Mark = tuple[tuple[Any, ...], float | None, Snapshot]
+Mark = tuple[tuple[Any, ...], float | None]  # random state, simulated clock
 DEFAULT_USER = 1
 MAX_USER = 2**63 - 1  # SQLite INTEGER
 OPEN_DELIVERIES = 10_000  # questions asked and not yet answered kept at hand; older are re-read
@@ -133,17 +131,14 @@ class JsonlSession:
             return error(str(err), user)
 
     def mark(self) -> Mark:
-        """What `rewind` puts back: the random draws' state, the simulated clock and the banks'
-        forgetting checks (one read in a rolled-back batch may have seen its writes)."""
-        clock = self.clock.now() if self.clock else None
-        return self.service.rng.getstate(), clock, self.service.catalog.forgetting.snapshot()
+        """What `rewind` puts back: the random draws' state and the simulated clock."""
+        return self.service.rng.getstate(), self.clock.now() if self.clock else None
 
     def rewind(self, mark: Mark) -> None:
         """Back to `mark`, forgetting what was kept since (for a batch served again)."""
         self.forget()
-        state, now, checks = mark
+        state, now = mark
         self.service.rng.setstate(state)
-        self.service.catalog.forgetting.restore(checks)
         if self.clock is not None and now is not None:
             self.clock.t = now
 
@@ -154,7 +149,6 @@ class JsonlSession:
         self._open.clear()
         if self.service.memory_cache is not None:
             self.service.memory_cache.clear()
-        self.service.catalog.forgetting.restore({})
 
     async def _learner(self, user: int) -> Learner:
         """The learner, moved to this run's bank on first use (their topic kept if it is)."""

@@ -1,16 +1,21 @@
 """Do a bank's learners forget faster or slower than FSRS assumes? The check that sets the
 study queue's mode, pooled over every learner of the bank.
 
-Each question's first spaced review (`MemoryState.probe_recall`, its second answer, 20 hours to
-4 days after the first) is a small experiment: FSRS predicted a recall, the learner was right or
-wrong. Over a bank's learners, right answers above the prediction (corrected for lucky guesses)
-mean memories last longer than FSRS's default curve says; below it, they fade faster. The two
-call for opposite queues: when memories last, every review at high recall is an answer not spent
-on a question never met, so the queue meets every question first; when they fade, answers in
-quick succession are what build memory, so a missed question is asked again in the same sitting
-until it is answered right three times in a row (successive relearning, Rawson & Dunlosky 2011).
+Each missed question's first spaced review (`MemoryState.probe_recall`: its second answer,
+20 hours to 4 days after a wrong first one) is a small experiment: FSRS predicted a recall, the
+learner was right or wrong. Over a bank's learners, right answers above the prediction
+(corrected for lucky guesses) mean memories last longer than FSRS's default curve says; below
+it, they fade faster. The two call for opposite queues: when memories last, every review at
+high recall is an answer not spent on a question never met, so the queue meets every question
+first; when they fade, answers in quick succession are what build memory, so a question
+practised in a sitting is asked again until it is answered right three times in a row
+(successive relearning, Rawson & Dunlosky 2011).
 One learner's few dozen such reviews cannot tell the two apart before their exam is near; a
 bank's learners, who share one kind of human memory, give hundreds a day.
+
+Once a mode is on, few probes come (covering first brings no missed question back within four
+days; relearning brings it back within minutes): in practice the bank's first few hundred
+probes decide, and the mode stays.
 """
 
 from __future__ import annotations
@@ -22,9 +27,13 @@ from enum import StrEnum
 
 from bot.learning.memory import MemoryState
 
-# |z| needed to act: the excess of right answers over FSRS's prediction, in standard errors of
-# the binomial (about a 1-in-40 chance each way of acting on noise when FSRS is right).
+# Both are needed to act. |z|: the excess of right answers over FSRS's prediction in standard
+# errors of the binomial (about a 1-in-40 chance each way of acting on noise at one look; the
+# check is looked at on every pick, so more than that over a bank's life). The excess itself:
+# with thousands of probes a difference too small to matter would be "significant", and the
+# two modes are worth switching to only when memory departs from FSRS by a few points.
 DECISIVE_Z = 2.0
+MIN_EXCESS = 0.03
 
 
 class QueueMode(StrEnum):
@@ -82,9 +91,9 @@ class ProbeTally:
 
 def queue_mode(tally: ProbeTally, chance: float) -> QueueMode:
     """The study queue's mode for a bank, from its learners' first spaced reviews."""
-    z = tally.z(chance)
-    if z >= DECISIVE_Z:
+    z, excess = tally.z(chance), tally.excess(chance)
+    if z >= DECISIVE_Z and excess >= MIN_EXCESS:
         return QueueMode.COVER
-    if z <= -DECISIVE_Z:
+    if z <= -DECISIVE_Z and excess <= -MIN_EXCESS:
         return QueueMode.RELEARN
     return QueueMode.STANDARD

@@ -68,13 +68,17 @@ class MemoryState:
     last_correct: bool
     last_confidence: Confidence | None = None
     first_correct: bool = False  # the very first answer: evidence of ability before any study
-    # Over the answers after the first: the recall FSRS predicted just before each, summed, and
-    # how many were right. They tell how far this learner's forgetting departs from the model.
+    # Over the answers after the first that came at least SITTING_GAP after the one before: the
+    # recall FSRS predicted just before each, summed, and how many were right. They tell how far
+    # this learner's forgetting departs from the model; an answer minutes after the last one
+    # tells nothing of forgetting, and one slip there would count as a steep forgetting curve.
     predicted_recall: float = 0.0
     review_right: int = 0
-    # Right answers in a row within the current sitting (answers less than SITTING_GAP apart):
-    # what relearning to a criterion counts.
+    spaced_reviews: int = 0
+    # Within the current sitting (answers less than SITTING_GAP apart): right answers in a row,
+    # what relearning to a criterion counts, and wrong answers, after which it gives up.
     run_right: int = 0
+    sitting_misses: int = 0
     # A question missed at first and learned from the feedback, asked again PROBE_DAYS later
     # (its second answer): the recall FSRS predicted for it and whether it was right. Summed
     # over a bank's learners it tells whether people forget faster or slower than FSRS assumes
@@ -108,7 +112,9 @@ class MemoryState:
             "first_correct": int(self.first_correct),
             "predicted_recall": self.predicted_recall,
             "review_right": self.review_right,
+            "spaced_reviews": self.spaced_reviews,
             "run_right": self.run_right,
+            "sitting_misses": self.sitting_misses,
             "probe_recall": self.probe_recall,
             "probe_right": int(self.probe_right),
         }
@@ -129,7 +135,9 @@ class MemoryState:
             first_correct=bool(row["first_correct"]),
             predicted_recall=float(row["predicted_recall"]),
             review_right=int(row["review_right"]),
+            spaced_reviews=int(row["spaced_reviews"]),
             run_right=int(row["run_right"]),
+            sitting_misses=int(row["sitting_misses"]),
             probe_recall=None if row["probe_recall"] is None else float(row["probe_recall"]),
             probe_right=bool(row["probe_right"]),
         )
@@ -163,22 +171,25 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
     probe_right = False
     if state is None:
         stability, difficulty, interval = _scheduled(None, None, 0, rating)
-        reps, lapses, predicted, right = 0, 0, 0.0, 0
-        run = int(answer.correct)
+        reps, lapses, predicted, right, spaced = 0, 0, 0.0, 0, 0
+        run, misses = int(answer.correct), int(not answer.correct)
     else:
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
         # make FSRS see negative elapsed time.
         at = max(at, state.last_review)
         recall = recall_probability(state, at)
-        predicted = state.predicted_recall + recall
-        right = state.review_right + answer.correct
         gap = at - state.last_review
-        days = gap.days
         stability, difficulty, interval = _scheduled(
-            state.stability, state.difficulty, days, rating
+            state.stability, state.difficulty, gap.days, rating
         )
-        run = 0 if not answer.correct else 1 + (state.run_right if gap < SITTING_GAP else 0)
+        predicted, right, spaced = state.predicted_recall, state.review_right, state.spaced_reviews
+        run, misses = state.run_right, state.sitting_misses
+        if gap >= SITTING_GAP:
+            predicted, right, spaced = predicted + recall, right + answer.correct, spaced + 1
+            run = misses = 0
+        run = run + 1 if answer.correct else 0
+        misses += not answer.correct
         probe_recall, probe_right = state.probe_recall, state.probe_right
         if state.reps == 1 and not state.last_correct and PROBE_DAYS[0] <= gap <= PROBE_DAYS[1]:
             probe_recall, probe_right = recall, answer.correct
@@ -194,7 +205,9 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         first_correct=answer.correct if state is None else state.first_correct,
         predicted_recall=predicted,
         review_right=right,
+        spaced_reviews=spaced,
         run_right=run,
+        sitting_misses=misses,
         probe_recall=probe_recall,
         probe_right=probe_right,
     )
@@ -294,7 +307,7 @@ def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> 
     """
     n = predicted = right = 0.0
     for state in memory:
-        n += state.reps - 1
+        n += state.spaced_reviews
         predicted += state.predicted_recall
         right += state.review_right
     if n < 1:

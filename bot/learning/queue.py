@@ -16,11 +16,11 @@ from bot.learning.memory import (
     Confidence,
     MemoryState,
     forgetting_exponent,
-    micros,
     recall_probability,
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
+from bot.learning.queue_modes import most_at_risk, most_valuable, recently_answered, to_relearn
 
 DEFAULT_HORIZON_DAYS = 30
 
@@ -37,6 +37,7 @@ class QueueSettings:
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
     relearn_criterion: int = 3  # RELEARN mode: right answers in a row a sitting asks for
     relearn_spacing: int = 2  # RELEARN mode: other questions between two asks of one question
+    relearn_give_up_misses: int = 3  # RELEARN mode: misses in one sitting before it waits a day
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -220,7 +221,10 @@ def choose_next(
         return None
     memory = learner.memory
     if mode is QueueMode.RELEARN:
-        again = _relearn(learner, pool, s)
+        # Two other questions between two asks of one: drop the last ones from the pool.
+        recent = recently_answered(memory, s.relearn_spacing)
+        pool = [q for q in pool if q not in recent] or pool
+        again = to_relearn(memory, pool, now, s.relearn_criterion, s.relearn_give_up_misses)
         if again is not None:
             return Pick(again, Reason.RELEARN)
     if learner.misconceptions:
@@ -232,13 +236,12 @@ def choose_next(
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     recall = recalls(memory, pool, now, g)
-    if mode is QueueMode.COVER:
+    final_days = days_left(learner.exam_date, learner.today.date, s) <= s.final_review_days
+    if mode is QueueMode.COVER and not (learner.exam_date and final_days):
+        # The last days before an exam stay for review, as in the standard queue.
         if unmet:
-            return Pick(_most_valuable(plan, unmet, rng), Reason.NEW)
-        return Pick(
-            max(pool, key=lambda q: (plan.value[q] * (1 - recall[q]), rng.random())),
-            Reason.PRACTICE,
-        )
+            return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
+        return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
     today = learner.today
@@ -249,39 +252,12 @@ def choose_next(
     catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
     if unmet and (not due or catch_up):
         if mode is QueueMode.RELEARN:
-            return Pick(_most_valuable(plan, unmet, rng), Reason.NEW)
+            return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
         return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     return Pick(
         _most_urgent(plan, memory, recall, ranked, rng), Reason.REVIEW if due else Reason.PRACTICE
-    )
-
-
-def _relearn(learner: Learner, pool: Sequence[str], s: QueueSettings) -> str | None:
-    """A question practised in this sitting and not yet answered right `relearn_criterion`
-    times in a row, kept `relearn_spacing` questions away from its last ask; the one waiting
-    longest. A question answered right the first time it was met is not asked again: it may
-    well have been known already."""
-    memory, start = learner.memory, micros(learner.today.start)
-    today = [(st.last_us, q) for q, st in memory.items() if st.last_us >= start]
-    recent = {q for _, q in sorted(today)[-s.relearn_spacing :]} if s.relearn_spacing else set()
-    waiting = [
-        (st.last_us, q)
-        for q in pool
-        if (st := memory.get(q)) is not None
-        and st.last_us >= start
-        and st.run_right < s.relearn_criterion
-        and not (st.reps == 1 and st.last_correct)
-        and q not in recent
-    ]
-    return min(waiting)[1] if waiting else None
-
-
-def _most_valuable(plan: Blueprint, unmet: Mapping[str, Sequence[str]], rng: random.Random) -> str:
-    """The unmet question carrying the largest share of the exam score (ties drawn at random)."""
-    return max(
-        (q for ids in unmet.values() for q in ids), key=lambda q: (plan.value[q], rng.random())
     )
 
 

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from bot.bank.models import Bank, Question
 from bot.domain.display import question_version
 from bot.learning.blueprint import Blueprint
-from bot.practice.forgetting_checks import ForgettingChecks
 
 # Versions of questions replaced by reloads, kept so an answer to a question on screen before
 # an edit is graded against what the learner saw. Bounded: the oldest go first.
@@ -25,8 +24,6 @@ class Catalog:
         self._versions: dict[tuple[str, str], str] = {}
         self._old: dict[tuple[str, str, str], Question] = {}
         self._blueprints: dict[str, tuple[Bank, Blueprint]] = {}
-        # Each bank's study-queue mode from its learners' reviews (bot.learning.forgetting).
-        self.forgetting = ForgettingChecks()
         self._index()
 
     def _index(self) -> None:

@@ -23,8 +23,10 @@ from bot.domain.kinds import Source
 from bot.domain.models import Delivery
 from bot.domain.selection import Seen, choose_next
 from bot.learning import queue
+from bot.learning.forgetting import queue_mode
 from bot.learning.memory import from_timestamp
 from bot.practice.catalog import Catalog
+from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.memory_cache import MemoryCache
@@ -163,7 +165,8 @@ def pick_for_learner(
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
         )
-        mode = catalog.forgetting.mode(conn, plan, now)
+        # The bank's learners' forgetting, read as it stands in this transaction (one row).
+        mode = queue_mode(forgetting_sql.probe_tally(conn, bank.id), plan.mean_chance)
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
     if qid is None:

@@ -6,25 +6,24 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.bank.models import Question
-from bot.learning.forgetting import ProbeTally
-from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp, review
-from bot.learning.memory import replay_all as replay_answers
+from bot.learning.memory import Answer, MemoryState, from_timestamp, review
 from bot.learning.misconceptions import MisconceptionState, after_answer, tagged_options
 
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
-    "last_confidence", "first_correct", "predicted_recall", "review_right", "run_right",
-    "probe_recall", "probe_right",
+    "last_confidence", "first_correct", "predicted_recall", "review_right", "spaced_reviews",
+    "run_right", "sitting_misses", "probe_recall", "probe_right",
 )  # fmt: skip
 _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 
 
-def _upsert(columns: tuple[str, ...]) -> str:
+def upsert_sql(columns: tuple[str, ...]) -> str:
+    """INSERT ... ON CONFLICT DO UPDATE of a memory state's `columns`."""
     return (
         f"INSERT INTO memory_states (user_id, bank_id, question_id, {', '.join(columns)})"
         f" VALUES (?, ?, ?, {', '.join('?' * len(columns))})"
@@ -33,7 +32,7 @@ def _upsert(columns: tuple[str, ...]) -> str:
     )
 
 
-_MEMORY_UPSERT = _upsert(MEMORY_COLUMNS)
+_MEMORY_UPSERT = upsert_sql(MEMORY_COLUMNS)
 
 
 def _state(row: sqlite3.Row | tuple[object, ...]) -> MemoryState:
@@ -108,8 +107,23 @@ def review_from(
     before: MemoryState | None,
 ) -> MemoryState:
     """`review_answer` when the caller read the stored state (`before`) in this transaction;
-    returns the new state as a later read of its row would give it."""
-    return save_memory(conn, user_id, bank_id, answer.question_id, review(before, answer))
+    returns the new state as a later read of its row would give it. An answer that records a
+    probe of the bank-wide forgetting check adds it to the bank's tally."""
+    after = review(before, answer)
+    if after.probe_recall is not None and (before is None or before.probe_recall is None):
+        _count_probe(conn, bank_id, after.probe_recall, after.probe_right)
+    return save_memory(conn, user_id, bank_id, answer.question_id, after)
+
+
+def _count_probe(conn: sqlite3.Connection, bank_id: str, recall: float, right: bool) -> None:
+    conn.execute(
+        "INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, right)"
+        " VALUES (?, 1, ?, ?, ?) ON CONFLICT (bank_id) DO UPDATE SET"
+        " probes = probes + 1, recall = recall + excluded.recall,"
+        " recall_squared = recall_squared + excluded.recall_squared,"
+        " right = right + excluded.right",
+        (bank_id, recall, recall * recall, int(right)),
+    )
 
 
 # ---------------------------------------------------------------- misconceptions
@@ -262,83 +276,3 @@ def last_question(conn: sqlite3.Connection, user_id: int, bank_id: str) -> str |
         (user_id, bank_id),
     ).fetchone()
     return None if row is None else str(row[0])
-
-
-# ---------------------------------------------------------------- backfill
-def _answers(conn: sqlite3.Connection) -> Iterator[tuple[int, str, Answer]]:
-    rows = conn.execute(
-        "SELECT user_id, bank_id, question_id, answered_at, correct, confidence,"
-        " time_to_answer_ms FROM answers ORDER BY user_id, bank_id, answered_at, id"
-    )
-    for user_id, bank_id, qid, at, correct, conf, ms in rows:
-        answer = Answer(
-            question_id=qid,
-            at=from_timestamp(at),
-            correct=bool(correct),
-            confidence=Confidence(conf) if conf else None,
-            seconds=None if ms is None else ms / 1000,
-        )
-        yield user_id, bank_id, answer
-
-
-def probe_tally(conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
-    """The first spaced reviews of a bank's questions, summed over all its learners."""
-    n, total, squares, right = conn.execute(
-        "SELECT COUNT(*), TOTAL(probe_recall), TOTAL(probe_recall * probe_recall),"
-        " TOTAL(probe_right) FROM memory_states"
-        " WHERE bank_id = ? AND probe_recall IS NOT NULL",
-        (bank_id,),
-    ).fetchone()
-    return ProbeTally(int(n), float(total), float(squares), int(right))
-
-
-def _replayed(conn: sqlite3.Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
-    """Every learner's recorded answers in each bank, replayed into memory states."""
-    key: tuple[int, str] | None = None
-    batch: list[Answer] = []
-    for user_id, bank_id, answer in _answers(conn):
-        if (user_id, bank_id) != key:
-            if key is not None:
-                yield (*key, replay_answers(batch))
-            key, batch = (user_id, bank_id), []
-        batch.append(answer)
-    if key is not None:
-        yield (*key, replay_answers(batch))
-
-
-def backfill_probes(conn: sqlite3.Connection) -> int:
-    """Give stored states the sitting run and first-spaced-review fields their answers imply
-    (the Python step of the migration that added them); returns how many states changed.
-    Only those fields: the rest of a state stays as the bot wrote it."""
-    changed = 0
-    for user_id, bank_id, states in _replayed(conn):
-        for qid, state in states.items():
-            changed += conn.execute(
-                "UPDATE memory_states SET run_right = ?, probe_recall = ?, probe_right = ?"
-                " WHERE user_id = ? AND bank_id = ? AND question_id = ?",
-                (
-                    state.run_right,
-                    state.probe_recall,
-                    int(state.probe_right),
-                    user_id,
-                    bank_id,
-                    qid,
-                ),
-            ).rowcount
-    return changed
-
-
-def backfill_memory(conn: sqlite3.Connection) -> int:
-    """Replay every recorded answer into memory states (the migration's Python step);
-    returns how many states were written. Learners keep what they have practised."""
-    # Run by an early migration, before later ones added columns: write the ones there are.
-    present = {row[1] for row in conn.execute("PRAGMA table_info(memory_states)")}
-    columns = tuple(c for c in MEMORY_COLUMNS if c in present)
-    upsert = _upsert(columns)
-    written = 0
-    for user_id, bank_id, states in _replayed(conn):
-        for qid, state in states.items():
-            row = state.to_row()
-            conn.execute(upsert, (user_id, bank_id, qid, *(row[c] for c in columns)))
-        written += len(states)
-    return written

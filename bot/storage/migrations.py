@@ -7,8 +7,8 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from bot.storage import summaries
-from bot.storage.learning_sql import backfill_memory, backfill_probes
+from bot.storage import forgetting_sql, summaries
+from bot.storage.memory_backfill import backfill_memory
 
 SQL_PACKAGE = "bot.storage"
 SQL_DIR = "sql"
@@ -37,7 +37,7 @@ def _python_steps() -> dict[str, Callable[[sqlite3.Connection, str], object]]:
     return {
         "0006_learning": lambda conn, _tz: backfill_memory(conn),
         "0010_summaries": summaries.backfill,
-        "0017_forgetting_probe": lambda conn, _tz: backfill_probes(conn),
+        "0017_forgetting_probe": lambda conn, _tz: forgetting_sql.backfill(conn),
     }
 
 

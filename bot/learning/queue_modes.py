@@ -1,0 +1,61 @@
+"""What the study queue does differently in the two modes the bank-wide forgetting check can
+set (`bot.learning.forgetting`): relearning in the sitting, and covering the bank first."""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+import random
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+from bot.learning.blueprint import Blueprint
+from bot.learning.memory import SITTING_GAP, MemoryState, micros
+
+_GAP_US = SITTING_GAP // dt.timedelta(microseconds=1)
+
+
+def recently_answered(memory: Mapping[str, MemoryState], count: int) -> set[str]:
+    """The `count` questions answered last (ties, as on a stopped clock, by question id)."""
+    return {q for _, q in heapq.nlargest(count, ((s.last_us, q) for q, s in memory.items()))}
+
+
+def to_relearn(
+    memory: Mapping[str, MemoryState],
+    pool: Iterable[str],
+    now: dt.datetime,
+    criterion: int,
+    give_up_misses: int,
+) -> str | None:
+    """A question answered in this sitting (the last answer less than SITTING_GAP ago) and not
+    yet right `criterion` times in a row since, the one waiting longest; None if there is none.
+    A question answered right the first time it was met is not asked again (it may well have
+    been known), nor one missed `give_up_misses` times in the sitting (leave it for another
+    day rather than loop on it). `pool` already leaves out the questions just asked."""
+    sitting_start = micros(now) - _GAP_US
+    waiting = [
+        (st.last_us, q)
+        for q in pool
+        if (st := memory.get(q)) is not None
+        and st.last_us > sitting_start
+        and st.run_right < criterion
+        and st.sitting_misses < give_up_misses
+        and not (st.reps == 1 and st.last_correct)
+    ]
+    return min(waiting)[1] if waiting else None
+
+
+def most_valuable(
+    plan: Blueprint, unmet: Mapping[str, Sequence[str]], last: str | None, rng: random.Random
+) -> str:
+    """The unmet question carrying the largest share of the exam score, from another topic
+    than the last question's while one is on offer (ties drawn at random)."""
+    last_topic = plan.topic_of(last) if last else None
+    topics = [t for t in unmet if t != last_topic] or list(unmet)
+    return max((q for t in topics for q in unmet[t]), key=lambda q: (plan.value[q], rng.random()))
+
+
+def most_at_risk(
+    plan: Blueprint, pool: Collection[str], recall: Mapping[str, float], rng: random.Random
+) -> str:
+    """The met question whose forgetting costs the most exam score (value × (1 − recall))."""
+    return max(pool, key=lambda q: (plan.value[q] * (1 - recall[q]), rng.random()))
