@@ -286,6 +286,9 @@ def test_a_sitting_is_answers_less_than_three_hours_apart_whatever_the_calendar(
     assert to_relearn({"q": missed}, pool, midnight + dt.timedelta(minutes=6), 3, 3) == "q"
     # Twelve hours on, a new sitting: not relearned (it comes back as a review when due).
     assert to_relearn({"q": missed}, pool, midnight + dt.timedelta(hours=12), 3, 3) is None
+    # Missed in a mock exam just submitted: left alone (the mock has its own review).
+    mock = review(None, Answer("q", midnight - dt.timedelta(minutes=4), False, in_exam=True))
+    assert to_relearn({"q": mock}, pool, midnight + dt.timedelta(minutes=6), 3, 3) is None
     # Right at first meeting: not asked again; right three times in a row: done.
     known = review(None, Answer("q", midnight, True))
     assert to_relearn({"q": known}, pool, midnight + MINUTE, 3, 3) is None

@@ -53,6 +53,7 @@ class Answer:
     correct: bool
     confidence: Confidence | None = None
     seconds: float | None = None
+    in_exam: bool = False  # given in a mock exam (relearning in the sitting leaves it alone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +80,7 @@ class MemoryState:
     # what relearning to a criterion counts, and wrong answers, after which it gives up.
     run_right: int = 0
     sitting_misses: int = 0
+    last_in_exam: bool = False  # the last answer was given in a mock exam
     # A question missed at first and learned from the feedback, asked again PROBE_DAYS later
     # (its second answer): the recall FSRS predicted for it and whether it was right. Summed
     # over a bank's learners it tells whether people forget faster or slower than FSRS assumes
@@ -115,6 +117,7 @@ class MemoryState:
             "spaced_reviews": self.spaced_reviews,
             "run_right": self.run_right,
             "sitting_misses": self.sitting_misses,
+            "last_in_exam": int(self.last_in_exam),
             "probe_recall": self.probe_recall,
             "probe_right": int(self.probe_right),
         }
@@ -138,6 +141,7 @@ class MemoryState:
             spaced_reviews=int(row["spaced_reviews"]),
             run_right=int(row["run_right"]),
             sitting_misses=int(row["sitting_misses"]),
+            last_in_exam=bool(row["last_in_exam"]),
             probe_recall=None if row["probe_recall"] is None else float(row["probe_recall"]),
             probe_right=bool(row["probe_right"]),
         )
@@ -208,6 +212,7 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         spaced_reviews=spaced,
         run_right=run,
         sitting_misses=misses,
+        last_in_exam=answer.in_exam,
         probe_recall=probe_recall,
         probe_right=probe_right,
     )

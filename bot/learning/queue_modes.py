@@ -30,7 +30,9 @@ def to_relearn(
     yet right `criterion` times in a row since, the one waiting longest; None if there is none.
     A question answered right the first time it was met is not asked again (it may well have
     been known), nor one missed `give_up_misses` times in the sitting (leave it for another
-    day rather than loop on it). `pool` already leaves out the questions just asked."""
+    day rather than loop on it), nor one last answered in a mock exam (a learner fresh from a
+    60-question mock would otherwise meet it all again). `pool` already leaves out the
+    questions just asked."""
     sitting_start = micros(now) - _GAP_US
     waiting = [
         (st.last_us, q)
@@ -40,6 +42,7 @@ def to_relearn(
         and st.run_right < criterion
         and st.sitting_misses < give_up_misses
         and not (st.reps == 1 and st.last_correct)
+        and not st.last_in_exam
     ]
     return min(waiting)[1] if waiting else None
 

@@ -17,7 +17,7 @@ from bot.learning.misconceptions import MisconceptionState, after_answer, tagged
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
     "last_confidence", "first_correct", "predicted_recall", "review_right", "spaced_reviews",
-    "run_right", "sitting_misses", "probe_recall", "probe_right",
+    "run_right", "sitting_misses", "last_in_exam", "probe_recall", "probe_right",
 )  # fmt: skip
 _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 

@@ -317,7 +317,7 @@ def record_graded_answers(
         if fresh:
             # The memory model and misconceptions take the answer in the same transaction.
             at = from_timestamp(g.answered_at)
-            answer = Answer(g.question_id, at, g.correct)
+            answer = Answer(g.question_id, at, g.correct, in_exam=True)
             learning_sql.review_answer(conn, exam.user_id, exam.bank_id, answer)
             if g.position < len(snaps):
                 question = Question.model_validate_json(snaps[g.position])
