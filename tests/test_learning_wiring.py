@@ -268,3 +268,46 @@ def test_shuffle_respects_no_shuffle_and_a_pinned_last_option() -> None:
     assert display.decode_order(None, 3) == (0, 1, 2)
     assert display.decode_order("2,0,1", 3) == (2, 0, 1)
     assert display.decode_order("2,2,1", 3) == (0, 1, 2)  # unusable: file order
+
+
+def test_probe_backfill_skips_states_whose_early_answers_were_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = migrations.available()
+    monkeypatch.setattr(migrations, "available", lambda: [m for m in every if m[0] < "0017"])
+    conn = connect_sync(tmp_path / "pruned.sqlite3")
+    migrations.apply_migrations(conn)
+    conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (7, 0, 0)")
+    # Right at first meeting, then a miss, then a miss two days later: no probe (the first
+    # answer was right). Only the last two answers are still stored (retention pruned one).
+    history = [(1.0e9, 1), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 0)]
+    state = replay_all(
+        Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
+    )["q1"]
+    assert state.probe_recall is None
+    old = [c for c in lsql.MEMORY_COLUMNS if c in {r[1] for r in conn.execute(
+        "PRAGMA table_info(memory_states)")}]  # fmt: skip
+    row = state.to_row()
+    conn.execute(
+        f"INSERT INTO memory_states (user_id, bank_id, question_id, {', '.join(old)})"
+        f" VALUES (7, 'b', 'q1', {', '.join('?' * len(old))})",
+        [row[c] for c in old],
+    )
+    for i, (at, correct) in enumerate(history[1:], 2):
+        conn.execute(
+            "INSERT INTO deliveries (id, chat_id, user_id, bank_id, question_id, sent_at)"
+            " VALUES (?, 7, 7, 'b', 'q1', ?)",
+            (i, at - 5),
+        )
+        conn.execute(
+            "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic,"
+            " chosen, correct, answered_at) VALUES (?, 7, 7, 'b', 'q1', 't', '0', ?, ?)",
+            (i, correct, at),
+        )
+    monkeypatch.setattr(migrations, "available", lambda: every)
+    assert "0017_forgetting_probe" in migrations.apply_migrations(conn)
+    # Replayed alone, the stored answers would look like a miss and its probe two days later.
+    stored = lsql.memory_states(conn, 7, "b")["q1"]
+    assert stored.probe_recall is None and stored.reps == 3
+    assert forgetting_sql.probe_tally(conn, "b").reviews == 0
+    conn.close()
