@@ -204,9 +204,10 @@ def test_answers_that_record_a_probe_keep_the_banks_tally_and_the_backfill_agree
     conn.close()
 
 
-async def _sitting(tmp_path: Path, seed_probes: bool) -> list[str]:
+async def _sitting(tmp_path: Path, seed_probes: bool) -> tuple[list[str], str]:
     """Question ids a learner is asked in one sitting, answering the first one wrong and every
-    later one right; with `seed_probes`, the bank's other learners forgot fast before."""
+    later one right, and the study order `stats` reports; with `seed_probes`, the bank's other
+    learners forgot fast before."""
     catalog = demo_catalog()
     async with session(tmp_path, catalog) as s:
         if seed_probes:
@@ -234,16 +235,19 @@ async def _sitting(tmp_path: Path, seed_probes: bool) -> list[str]:
             assert verdict["correct"] is (i > 0)
             asked.append(q["question_id"])
             await s.handle('{"cmd": "advance", "seconds": 60}')
-        return asked
+        stats = await s.handle('{"cmd": "stats", "user": 1}')
+        return asked, stats["queue_mode"]
 
 
 async def test_the_bot_relearns_a_missed_question_once_its_bank_is_seen_to_forget_fast(
     tmp_path: Path,
 ) -> None:
-    relearn = await _sitting(tmp_path / "fast", seed_probes=True)
+    relearn, mode = await _sitting(tmp_path / "fast", seed_probes=True)
+    assert mode == "relearn"
     # Asked again after two other questions, and again two later (right twice so far).
     assert relearn[3] == relearn[0] and len(set(relearn[:3])) == 3
-    standard = await _sitting(tmp_path / "standard", seed_probes=False)
+    standard, mode = await _sitting(tmp_path / "standard", seed_probes=False)
+    assert mode == "standard"
     # Without that evidence a question just missed is not due again within minutes.
     assert standard[0] not in standard[1:]
 

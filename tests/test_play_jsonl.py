@@ -156,6 +156,7 @@ async def test_next_then_answer_wrong_then_again_then_stats(tmp_path: Path) -> N
     assert stats["type"] == "stats" and stats["user"] == 7
     assert (stats["answered"], stats["correct"], stats["streak_days"]) == (1, 0, 1)
     assert stats["topics"] == {"alpha": {"answered": 1, "correct": 0}}
+    assert stats["queue_mode"] == "standard"  # no evidence on the bank's forgetting yet
     with sqlite3.connect(tmp_path / "j.sqlite3") as conn:
         assert conn.execute("SELECT user_id, chosen, correct FROM answers").fetchall() == [
             (7, "0", 0)

@@ -309,6 +309,7 @@ class JsonlSession:
         """Answered, correct and the streak, overall and per topic."""
         await self._learner(user)
         stats = await self.service.stats(user)
+        check = await self.service.learning.memory_check(self.bank.id)
         return {
             "type": "stats",
             "user": user,
@@ -320,6 +321,7 @@ class JsonlSession:
             "topics": {
                 t.topic: {"answered": t.answered, "correct": t.correct} for t in stats.topics
             },
+            "queue_mode": check.mode.value,  # the bank-wide forgetting check's study order
         }
 
 

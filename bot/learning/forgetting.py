@@ -89,11 +89,27 @@ class ProbeTally:
         return self.excess(chance) * n / math.sqrt(variance)
 
 
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The check as an operator reads it: the evidence and the mode it sets."""
+
+    probes: int
+    excess: float  # mean right answers above the guess-corrected prediction (0.05: 5 points)
+    z: float
+    mode: QueueMode
+
+
+def verdict(tally: ProbeTally, chance: float) -> Verdict:
+    """The bank's evidence and the study queue's mode it sets."""
+    z, excess = tally.z(chance), tally.excess(chance)
+    mode = QueueMode.STANDARD
+    if z >= DECISIVE_Z and excess >= MIN_EXCESS:
+        mode = QueueMode.COVER
+    elif z <= -DECISIVE_Z and excess <= -MIN_EXCESS:
+        mode = QueueMode.RELEARN
+    return Verdict(tally.reviews, excess, z, mode)
+
+
 def queue_mode(tally: ProbeTally, chance: float) -> QueueMode:
     """The study queue's mode for a bank, from its learners' first spaced reviews."""
-    z, excess = tally.z(chance), tally.excess(chance)
-    if z >= DECISIVE_Z and excess >= MIN_EXCESS:
-        return QueueMode.COVER
-    if z <= -DECISIVE_Z and excess <= -MIN_EXCESS:
-        return QueueMode.RELEARN
-    return QueueMode.STANDARD
+    return verdict(tally, chance).mode

@@ -53,7 +53,8 @@ async def report(update: Update, context: QuizContext) -> None:
         return
     bank = services.catalog.bank((await services.practice.prefs(user.id)).bank_id)
     result = await bank_item_report(services.settings.db, bank)
-    await send_html(context.bot, chat.id, report_views.report_text(result, bank.meta.title))
+    check = await services.practice.learning.memory_check(bank.id)
+    await send_html(context.bot, chat.id, report_views.report_text(result, bank.meta.title, check))
     try:
         await send_file(
             context.bot,

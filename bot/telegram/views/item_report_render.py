@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.analysis.admin import AdminReport, WorstQuestion
 from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
+from bot.learning.forgetting import QueueMode, Verdict
 from bot.telegram.views.render import clip, esc
 
 FLAG_CHARS = 300  # one flag's words; a question shows at most FLAGS_SHOWN of them
@@ -18,6 +19,15 @@ WORST = "<b>Worst flagged</b> (only each learner's first attempt counts):"
 NONE_FLAGGED = "No question is flagged: nothing to fix, or too few first attempts yet."
 MORE = "…more in the file."
 FILE_NOTE = "The whole report is the HTML file below: open it in a browser."
+MEMORY = (
+    "🧠 <b>Memory check</b>: {probes} missed question(s) answered again 20 h–4 days later,"
+    " right {excess:+.1f} points against FSRS's prediction (z {z:+.1f}). Study order: {mode}."
+)
+MODES = {
+    QueueMode.STANDARD: "standard (no clear difference yet)",
+    QueueMode.COVER: "cover first (memories last longer than predicted)",
+    QueueMode.RELEARN: "relearn in the sitting (memories fade faster than predicted)",
+}
 TOO_LARGE = (
     "The HTML report is over Telegram's 50 MB for a file: run <code>quizbot report --format html"
     " --out FILE</code> on the server instead."
@@ -41,15 +51,25 @@ def question_lines(rank: int, q: WorstQuestion) -> list[str]:
     return lines
 
 
-def report_text(report: AdminReport, bank_title: str) -> str:
-    """The message: summary, then the worst questions while they fit Telegram's 4096 chars."""
+def memory_line(check: Verdict) -> str:
+    """The bank-wide forgetting check in one line (bot.learning.forgetting)."""
+    return MEMORY.format(
+        probes=check.probes, excess=100 * check.excess, z=check.z, mode=MODES[check.mode]
+    )
+
+
+def report_text(report: AdminReport, bank_title: str, check: Verdict | None = None) -> str:
+    """The message: summary (and the bank's memory check), then the worst questions while they
+    fit Telegram's 4096 chars."""
     lines = [
         HEAD.format(bank=esc(bank_title)),
         SUMMARY.format(
             learners=report.learners, attempts=report.first_attempts, flagged=report.flagged
         ),
-        "",
     ]
+    if check is not None:
+        lines.append(memory_line(check))
+    lines.append("")
     if not report.worst:
         lines.append(NONE_FLAGGED)
     else:
