@@ -53,17 +53,11 @@ def wrong_choice(question: Question) -> frozenset[int]:
     return frozenset({wrong, *keys})
 
 
-async def test_migration_replays_existing_answers_into_memory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _record_answers(
+    conn: sqlite3.Connection, history: list[tuple[float, int]], first_id: int = 1
 ) -> None:
-    path = tmp_path / "old.sqlite3"
-    every = migrations.available()
-    # A database from before the learning engine: none of its migrations or later ones.
-    monkeypatch.setattr(migrations, "available", lambda: [m for m in every if m[0] < "0006"])
-    conn = connect_sync(path)
-    migrations.apply_migrations(conn)
-    history = [(1.0e9, 0), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
-    for i, (at, correct) in enumerate(history, 1):
+    """User 7's answers to question q1 of bank b, each with its delivery: (time, correct)."""
+    for i, (at, correct) in enumerate(history, first_id):
         conn.execute(
             "INSERT INTO deliveries (id, chat_id, user_id, bank_id, question_id, sent_at)"
             " VALUES (?, 7, 7, 'b', 'q1', ?)",
@@ -74,6 +68,19 @@ async def test_migration_replays_existing_answers_into_memory(
             " chosen, correct, answered_at) VALUES (?, 7, 7, 'b', 'q1', 't', '0', ?, ?)",
             (i, correct, at),
         )
+
+
+async def test_migration_replays_existing_answers_into_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    every = migrations.available()
+    # A database from before the learning engine: none of its migrations or later ones.
+    monkeypatch.setattr(migrations, "available", lambda: [m for m in every if m[0] < "0006"])
+    conn = connect_sync(path)
+    migrations.apply_migrations(conn)
+    history = [(1.0e9, 0), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
+    _record_answers(conn, history)
     monkeypatch.setattr(migrations, "available", lambda: every)
     applied = migrations.apply_migrations(conn)
     assert "0006_learning" in applied and "0017_forgetting_probe" in applied
@@ -293,17 +300,7 @@ def test_probe_backfill_skips_states_whose_early_answers_were_pruned(
         f" VALUES (7, 'b', 'q1', {', '.join('?' * len(old))})",
         [row[c] for c in old],
     )
-    for i, (at, correct) in enumerate(history[1:], 2):
-        conn.execute(
-            "INSERT INTO deliveries (id, chat_id, user_id, bank_id, question_id, sent_at)"
-            " VALUES (?, 7, 7, 'b', 'q1', ?)",
-            (i, at - 5),
-        )
-        conn.execute(
-            "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id, topic,"
-            " chosen, correct, answered_at) VALUES (?, 7, 7, 'b', 'q1', 't', '0', ?, ?)",
-            (i, correct, at),
-        )
+    _record_answers(conn, history[1:], first_id=2)
     monkeypatch.setattr(migrations, "available", lambda: every)
     assert "0017_forgetting_probe" in migrations.apply_migrations(conn)
     # Replayed alone, the stored answers would look like a miss and its probe two days later.
