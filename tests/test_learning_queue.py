@@ -9,14 +9,13 @@ from collections import Counter
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer, Confidence, MemoryState, review
 from bot.learning.misconceptions import MisconceptionState, after_answer
+from bot.learning.mistakes import mistakes, next_mistake
 from bot.learning.queue import (
     Learner,
     Reason,
     Today,
     _most_urgent,
     choose_next,
-    mistakes,
-    next_mistake,
 )
 from bot.learning.simulate.generated_bank import generate_bank
 from tests.sample_bank import bank, question

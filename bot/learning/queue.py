@@ -1,4 +1,4 @@
-"""The study queue: which question to ask next, and the /mistakes queue."""
+"""The study queue: which question to ask next (the /mistakes queue: `bot.learning.mistakes`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from bot.learning.memory import (
     Confidence,
     MemoryState,
     forgetting_exponent,
-    recall_probability,
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
@@ -103,6 +102,13 @@ def days_left(exam_date: dt.date | None, today: dt.date, settings: QueueSettings
 def new_quota(plan: Blueprint, learner: Learner, pool: Collection[str], s: QueueSettings) -> int:
     """New questions to introduce today so every unmet one is met before the final days."""
     return _quota(sum(q not in learner.memory for q in pool), learner, s)
+
+
+def _exam_is_near(learner: Learner, s: QueueSettings) -> bool:
+    """The learner set an exam date and is within its final review days."""
+    if learner.exam_date is None:
+        return False
+    return days_left(learner.exam_date, learner.today.date, s) <= s.final_review_days
 
 
 def _quota(unmet: int, learner: Learner, s: QueueSettings) -> int:
@@ -233,14 +239,14 @@ def choose_next(
             return Pick(retest, Reason.MISCONCEPTION)
 
     unmet = _unmet_by_topic(plan, learner, pool)
+    # The last days before an exam stay for review, as in the standard queue.
+    cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
+    if cover and unmet:
+        return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     recall = recalls(memory, pool, now, g)
-    final_days = days_left(learner.exam_date, learner.today.date, s) <= s.final_review_days
-    if mode is QueueMode.COVER and not (learner.exam_date and final_days):
-        # The last days before an exam stay for review, as in the standard queue.
-        if unmet:
-            return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
+    if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
     due = [q for q, r in recall.items() if r < target]
@@ -285,34 +291,3 @@ def _most_urgent(
         for i, q in enumerate(ranked)
     ]
     return ranked[min(keys)[3]]
-
-
-def mistakes(
-    plan: Blueprint,
-    memory: Mapping[str, MemoryState],
-    now: dt.datetime,
-    topic: str | None = None,
-) -> list[str]:
-    """Questions whose last answer was wrong, most forgotten (lowest recall) first."""
-    ids = [
-        q
-        for q, state in memory.items()
-        if not state.last_correct
-        and q in plan.questions
-        and (topic is None or plan.topic_of(q) == topic)
-    ]
-    return sorted(ids, key=lambda q: (recall_probability(memory[q], now), q))
-
-
-def next_mistake(
-    plan: Blueprint,
-    memory: Mapping[str, MemoryState],
-    now: dt.datetime,
-    last_question_id: str | None = None,
-    topic: str | None = None,
-) -> str | None:
-    """The first of `mistakes`, never the question just shown while another is left."""
-    queue = mistakes(plan, memory, now, topic)
-    if len(queue) > 1 and queue[0] == last_question_id:
-        return queue[1]
-    return queue[0] if queue else None

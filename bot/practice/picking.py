@@ -25,6 +25,7 @@ from bot.domain.selection import Seen, choose_next
 from bot.learning import queue
 from bot.learning.forgetting import queue_mode
 from bot.learning.memory import from_timestamp
+from bot.learning.mistakes import next_mistake
 from bot.practice.catalog import Catalog
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
@@ -154,7 +155,7 @@ def pick_for_learner(
     last = reads.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
     if mistakes:
-        qid = queue.next_mistake(plan, memory, at, last_question_id=last, topic=topic)
+        qid = next_mistake(plan, memory, at, last_question_id=last, topic=topic)
     else:
         date, start = learner_today(now, timezone)
         learner = queue.Learner(
