@@ -158,9 +158,9 @@ def run_learners(
     plan: Blueprint, cfg: SimConfig, on_day: Callable[[int, QueueMode], None] | None = None
 ) -> list[LearnerOutcome]:
     """Every learner, side by side, day by day: each morning the bank-wide forgetting check
-    (the bot re-reads it hourly; here everyone practises in one half-hour sitting a day) is
-    taken over all learners' answers so far and handed to the policy, as one bank's learners
-    share it in the bot. `on_day` hears each day's mode."""
+    (the bot reads it at every pick; here everyone practises in one half-hour sitting a day)
+    is taken over all learners' answers so far and handed to the policy, as one bank's
+    learners share it in the bot. `on_day` hears each day's mode."""
     runs = [_Run(plan, cfg, n) for n in range(cfg.learners)]
     for day in range(max(cfg.days, cfg.ready_within)):
         active = [r for r in runs if day < cfg.days or r.ready_after is None]
