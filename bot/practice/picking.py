@@ -15,6 +15,7 @@ import secrets
 import sqlite3
 import string
 from collections.abc import Mapping
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Question
@@ -154,6 +155,7 @@ def pick_for_learner(
     memory = reads.memory_states(conn, user_id, bank.id)
     last = reads.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
+    again = False
     if mistakes:
         qid = next_mistake(plan, memory, at, last_question_id=last, topic=topic)
     else:
@@ -170,14 +172,16 @@ def pick_for_learner(
         mode = queue_mode(forgetting_sql.probe_tally(conn, bank.id), plan.mean_chance)
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
+        again = pick is not None and pick.reason is queue.Reason.RELEARN
     if qid is None:
         return None
     if cache is not None:
         cache.recorded(user_id, bank.id, qid)
-    return record(
+    delivery = record(
         conn, bank, bank.questions[qid], rng,
         chat_id=chat_id, user_id=user_id, source=source, now=now,
     )  # fmt: skip
+    return replace(delivery, again=again)
 
 
 def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:

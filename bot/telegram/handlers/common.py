@@ -96,7 +96,8 @@ async def send_question(context: QuizContext, delivery: Delivery) -> Message:
     message = await send_html(
         context.bot,
         delivery.chat_id,
-        render.question_text(bank, delivery.question),
+        (texts.AGAIN_HEADER if delivery.again else "")
+        + render.question_text(bank, delivery.question),
         keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token),
         then=attach,  # a send retried in the background after a 429 attaches it too
     )
