@@ -11,12 +11,12 @@ import sqlite3
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from bot.learning.forgetting import Verdict, verdict
+from bot.learning.forgetting import Verdict
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState, active
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
-from bot.storage import forgetting_sql
+from bot.practice.picking import bank_check
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.db import Database
@@ -136,5 +136,4 @@ class LearningService:
     async def memory_check(self, bank_id: str) -> Verdict:
         """The bank-wide forgetting check as it stands: its evidence and the queue's mode."""
         plan = self.catalog.blueprint(self.catalog.bank(bank_id))
-        tally = await self.db.read(lambda c: forgetting_sql.probe_tally(c, plan.meta.id))
-        return verdict(tally, plan.mean_chance)
+        return await self.db.read(lambda c: bank_check(c, plan))

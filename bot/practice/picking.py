@@ -24,7 +24,8 @@ from bot.domain.kinds import Source
 from bot.domain.models import Delivery
 from bot.domain.selection import Seen, choose_next
 from bot.learning import queue
-from bot.learning.forgetting import queue_mode
+from bot.learning.blueprint import Blueprint
+from bot.learning.forgetting import Verdict, verdict
 from bot.learning.memory import from_timestamp
 from bot.learning.mistakes import next_mistake
 from bot.practice.catalog import Catalog
@@ -122,6 +123,11 @@ def pick_and_record(
     )  # fmt: skip
 
 
+def bank_check(conn: sqlite3.Connection, plan: Blueprint) -> Verdict:
+    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode."""
+    return verdict(forgetting_sql.probe_tally(conn, plan.meta.id), plan.mean_chance)
+
+
 def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
     """The learner's local date and its start in UTC."""
     zone = ZoneInfo(timezone)
@@ -169,7 +175,7 @@ def pick_for_learner(
             last_question_id=last,
         )
         # The bank's learners' forgetting, read as it stands in this transaction (one row).
-        mode = queue_mode(forgetting_sql.probe_tally(conn, bank.id), plan.mean_chance)
+        mode = bank_check(conn, plan).mode
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
         again = pick is not None and pick.reason is queue.Reason.RELEARN
@@ -181,7 +187,7 @@ def pick_for_learner(
         conn, bank, bank.questions[qid], rng,
         chat_id=chat_id, user_id=user_id, source=source, now=now,
     )  # fmt: skip
-    return replace(delivery, again=again)
+    return replace(delivery, again=True) if again else delivery
 
 
 def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:
