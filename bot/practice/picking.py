@@ -173,6 +173,7 @@ def pick_for_learner(
             topic=topic if topic and plan.by_topic.get(topic) else None,
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
+            memo=None if cache is None else cache.pick_memo(user_id, bank.id),
         )
         # The bank's learners' forgetting, read as it stands in this transaction (one row).
         mode = bank_check(conn, plan).mode

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
+from bot.learning.pick_memo import PickMemo
 from bot.storage import learning_sql as lsql
 
 
@@ -44,6 +45,7 @@ class _Learner:
     exam_date: dt.date | None = None
     last_read: bool = False  # last_question holds what was read or recorded since
     last_question: str | None = None
+    memo: PickMemo = field(default_factory=PickMemo)  # what the last picks computed
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +145,12 @@ class MemoryCache:
             learner.last_question = lsql.last_question(conn, user_id, bank_id)
             learner.last_read = True
         return learner.last_question
+
+    def pick_memo(self, user_id: int, bank_id: str) -> PickMemo | None:
+        """What the learner's last picks computed (`bot.learning.pick_memo`; exact whatever
+        changed since, as it tells states apart itself), while the learner is kept."""
+        learner = self._learners.get((user_id, bank_id))
+        return None if learner is None else learner.memo
 
     def recorded(self, user_id: int, bank_id: str, question_id: str) -> None:
         """A delivery of this question to the learner was recorded (pending until committed)."""
