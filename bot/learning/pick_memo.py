@@ -6,8 +6,6 @@ float. The memo recomputes only what depends on a state it has not seen, the who
 the time, the forgetting exponent, the bank's plan or the guessing chance changed, and gives
 exactly what the study queue computes without it: the same floats, so the same choices.
 States are told apart by identity (a state is immutable: the same object, the same fields).
-The walks over every question met are C loops (map, compress, zip) rather than Python ones:
-they are most of what is left of a pick.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from itertools import compress
 from operator import is_not
-from typing import cast
 
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Confidence, MemoryState, forgetting_exponent, micros, recall_at
@@ -79,17 +76,18 @@ class PickMemo:
         if plan is not self._plan or now_us != self._now_us or power != self._power:
             self._plan, self._now_us, self._power = plan, now_us, power
             self._seen, self._recall, self._urgency = {}, {}, {}
-        found = list(map(memory.get, ids))
-        met = list(compress(ids, found))
-        # A state is never false: the met ones.
-        states = cast(list[MemoryState], list(compress(found, found)))
         seen, recall, urgency, value = self._seen, self._recall, self._urgency, plan.value
-        for q, state in compress(
-            zip(met, states, strict=True), map(is_not, states, map(seen.get, met))
-        ):
-            r = recall_at(state, now_us, power)
-            seen[q], recall[q], urgency[q] = state, r, (tier(state), -value[q] * (1 - r))
-        return dict(zip(met, map(recall.__getitem__, met), strict=True))
+        get, known = memory.get, seen.get
+        out: dict[str, float] = {}
+        for q in ids:
+            state = get(q)
+            if state is None:
+                continue
+            if known(q) is not state:
+                r = recall_at(state, now_us, power)
+                seen[q], recall[q], urgency[q] = state, r, (tier(state), -value[q] * (1 - r))
+            out[q] = recall[q]
+        return out
 
     def urgencies(self, ranked: Sequence[str]) -> list[Urgency]:
         """(tier, minus the exam share at risk) of each of `ranked`, as `queue._most_urgent`
