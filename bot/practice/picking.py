@@ -16,6 +16,7 @@ import sqlite3
 import string
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Question
@@ -123,9 +124,16 @@ def pick_and_record(
     )  # fmt: skip
 
 
-def bank_check(conn: sqlite3.Connection, plan: Blueprint) -> Verdict:
-    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode."""
-    return verdict(forgetting_sql.probe_tally(conn, plan.meta.id), plan.mean_chance)
+def bank_check(
+    conn: sqlite3.Connection, plan: Blueprint, cache: MemoryCache | None = None
+) -> Verdict:
+    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode
+    (`cache`: its tally as kept, when the caller's transaction checked it)."""
+    reads = forgetting_sql if cache is None else cache
+    return _verdict(reads.probe_tally(conn, plan.meta.id), plan.mean_chance)
+
+
+_verdict = lru_cache(maxsize=256)(verdict)  # a pure function of a tally that rarely changes
 
 
 def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
@@ -176,7 +184,7 @@ def pick_for_learner(
             memo=None if cache is None else cache.pick_memo(user_id, bank.id),
         )
         # The bank's learners' forgetting, read as it stands in this transaction (one row).
-        mode = bank_check(conn, plan).mode
+        mode = bank_check(conn, plan, cache).mode
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
         again = pick is not None and pick.reason is queue.Reason.RELEARN

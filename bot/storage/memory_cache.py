@@ -18,7 +18,12 @@ It stays right because it trusts nothing it cannot check, inside each transactio
   held as pending and taken in only by `committed`, which the caller calls once the
   transaction is committed; the next `check` drops whatever was never confirmed.
 
-The learner's exam date and last question asked are kept the same way (read once, then kept).
+The learner's exam date and last question asked are kept the same way (read once, then kept),
+and so is each bank's forgetting tally (read again once an answer counted a probe).
+
+A pick's upsert of the user's row is left out when it would write the row as it stands: the
+same name, language and time as the last upsert that committed, nothing written since that
+the cache was not told of (a simulated clock that did not move: every field the same).
 
 The states come back as the same mappings, in the same order (the table's key order), as
 `learning_sql.memory_states` and `misconception_states` would read them.
@@ -30,10 +35,16 @@ import datetime as dt
 import sqlite3
 from dataclasses import dataclass, field
 
+from bot.domain.models import Learner
+from bot.learning.forgetting import ProbeTally
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
 from bot.learning.pick_memo import PickMemo
+from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
+from bot.storage import practice_sql as sql
+
+UserArgs = tuple[int, str, str | None, str | None, float]  # what an upsert writes, and when
 
 
 @dataclass(slots=True)
@@ -66,20 +77,54 @@ class MemoryCache:
         self._data_version: int | None = None
         self._changes: int | None = None
         self._pending: list[_Written] = []
+        self._users: dict[int, tuple[UserArgs, sql.UserPrefs]] = {}  # the last upsert, its prefs
+        self._pending_users: list[tuple[UserArgs, sql.UserPrefs]] = []
+        self._tallies: dict[str, ProbeTally] = {}
 
     def check(self, conn: sqlite3.Connection) -> None:
         """At the start of a transaction: forget everything unless no one else wrote since
         the last `settle` (another connection, or this one outside the cache's knowledge)."""
         self._pending.clear()  # written by a transaction that was never confirmed
+        self._pending_users.clear()
         version = int(conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self._data_version or conn.total_changes != self._changes:
             self._learners.clear()
+            self._users.clear()
+            self._tallies.clear()
             self._data_version = version
 
     def clear(self) -> None:
         """Forget every learner (their states are read again at their next pick)."""
         self._learners.clear()
         self._pending.clear()
+        self._users.clear()
+        self._pending_users.clear()
+        self._tallies.clear()
+
+    def upsert_user_prefs(
+        self, conn: sqlite3.Connection, user: Learner, now: float
+    ) -> sql.UserPrefs:
+        """`practice_sql.upsert_user_prefs`, without the statement when the last upsert that
+        committed wrote the same fields at the same time (the row stands as it would write it)."""
+        args: UserArgs = (user.id, user.first_name, user.username, user.language, now)
+        kept = self._users.get(user.id)
+        if kept is not None and kept[0] == args:
+            return kept[1]
+        prefs = sql.upsert_user_prefs(conn, user, now)
+        self._pending_users.append((args, prefs))
+        return prefs
+
+    def probe_tally(self, conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
+        """`forgetting_sql.probe_tally`, read once and kept until an answer counts a probe."""
+        tally = self._tallies.get(bank_id)
+        if tally is None:
+            tally = self._tallies[bank_id] = forgetting_sql.probe_tally(conn, bank_id)
+        return tally
+
+    def probe_counted(self, bank_id: str) -> None:
+        """An answer added a probe to the bank's tally: read it again (a rolled-back answer
+        costs a read, never a wrong tally)."""
+        self._tallies.pop(bank_id, None)
 
     def settle(self, conn: sqlite3.Connection) -> None:
         """At the end of a transaction that used the cache: its writes are accounted for."""
@@ -199,3 +244,6 @@ class MemoryCache:
                 if added:
                     learner.memory = dict(sorted(memory.items()))  # as memory_states does
         self._pending.clear()
+        for args, prefs in self._pending_users:
+            self._users[args[0]] = (args, prefs)
+        self._pending_users.clear()
