@@ -73,8 +73,10 @@ def record(
     source: Source,
     now: float,
     closes_at: float | None = None,
+    cache: MemoryCache | None = None,
 ) -> Delivery:
-    """Record a delivery of `question` with its own option order, version and token."""
+    """Record a delivery of `question` with its own option order, version and token
+    (`cache`: told of the row, which its answer then need not read)."""
     order = display.shuffled_order(question, rng)
     option_order, version = display.encode_order(order), display.question_version(question)
     token = new_token()
@@ -95,6 +97,8 @@ def record(
         did, chat_id, None, user_id, bank.id, question.id, source, now, closes_at, None, None,
         option_order, version, token,
     )  # fmt: skip
+    if cache is not None:
+        cache.delivered(row)
     return delivery_from(row, question)
 
 
@@ -194,7 +198,7 @@ def pick_for_learner(
         cache.recorded(user_id, bank.id, qid)
     delivery = record(
         conn, bank, bank.questions[qid], rng,
-        chat_id=chat_id, user_id=user_id, source=source, now=now,
+        chat_id=chat_id, user_id=user_id, source=source, now=now, cache=cache,
     )  # fmt: skip
     return replace(delivery, again=True) if again else delivery
 

@@ -251,7 +251,7 @@ class PracticeService:
                 cache.check(c)
             outcome = self._record(
                 c, delivery_id, learner, chat_id, chosen, now, token, kind,
-                confidence=confidence, seconds=seconds,
+                confidence=confidence, seconds=seconds, kept=cache,
             )  # fmt: skip
             if cache is not None:
                 cache.settle(c)
@@ -292,11 +292,14 @@ class PracticeService:
         *,
         confidence: Confidence | None = None,
         seconds: float | None = None,
+        kept: MemoryCache | None = None,
     ) -> AnswerOutcome:
         """The answer transaction: the answer row, the memory state and the misconceptions
         change together or not at all. chosen None means the options held so far (Submit, or
-        the Sure/Unsure tap); positions are as displayed, the row stores file indices."""
-        context = answer_sql.answer_context(conn, delivery_id, learner.id)
+        the Sure/Unsure tap); positions are as displayed, the row stores file indices.
+        `kept`: the memory cache, checked by this transaction (what the answer reads first)."""
+        reads = answer_sql if kept is None else kept
+        context = reads.answer_context(conn, delivery_id, learner.id)
         record = None if context is None else context.delivery
         row, delivery, problem = self._checked(record, chat_id, now, token)
         if problem is not None or row is None or delivery is None or context is None:
