@@ -209,9 +209,26 @@ def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:
     return None if question is None else delivery_from(record, question)
 
 
+# The Deliveries built last, by row: an answer (a button press, a jsonl answer) builds again
+# the delivery its question was asked with, an immutable value of the row and the question.
+_built: dict[DeliveryRecord, tuple[Question, Delivery]] = {}
+BUILT_KEPT = 4096
+
+
 def delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     """A stored row with its question (file order): the one place a Delivery is built. The
     Delivery carries the question as shown, in the row's option order."""
+    found = _built.get(record)
+    if found is not None and found[0] is question:
+        return found[1]
+    if len(_built) >= BUILT_KEPT:
+        _built.clear()
+    delivery = _delivery_from(record, question)
+    _built[record] = (question, delivery)
+    return delivery
+
+
+def _delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     order = display.decode_order(record.option_order, len(question.options))
     return Delivery(
         id=record.id,
