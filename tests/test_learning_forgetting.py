@@ -296,6 +296,10 @@ def test_a_sitting_is_answers_less_than_three_hours_apart_whatever_the_calendar(
     # Right at first meeting: not asked again; right three times in a row: done.
     known = review(None, Answer("q", midnight, True))
     assert to_relearn({"q": known}, pool, midnight + MINUTE, 3, 3) is None
+    # Right at a spaced review: not asked again either.
+    later = midnight + dt.timedelta(days=3)
+    reviewed = review(known, Answer("q", later, True))
+    assert to_relearn({"q": reviewed}, pool, later + MINUTE, 3, 3) is None
     state = missed
     for k in range(3):
         state = review(state, Answer("q", midnight + k * MINUTE, True))
@@ -303,17 +307,26 @@ def test_a_sitting_is_answers_less_than_three_hours_apart_whatever_the_calendar(
     assert to_relearn({"q": state}, pool, midnight + 4 * MINUTE, 3, 3) is None
 
 
-def test_relearn_keeps_two_other_questions_between_asks_of_a_due_review_too() -> None:
+def test_relearn_brings_back_a_missed_review_after_two_others_and_not_a_right_one() -> None:
     plan = Blueprint.of(bank())
     now = T0 + dt.timedelta(days=20)
-    # Everything met long ago and forgotten: all due. a1 was just answered (right, a review).
+    # Everything met long ago and forgotten: all due. a1 was just reviewed and missed, b1 just
+    # reviewed and right.
     memory = {q: review(None, Answer(q, T0, True)) for q in plan.questions}
-    memory["a1"] = review(memory["a1"], Answer("a1", now - 2 * MINUTE, True))
+    memory["a1"] = review(memory["a1"], Answer("a1", now - 2 * MINUTE, False))
     memory["b1"] = review(memory["b1"], Answer("b1", now - MINUTE, True))
     for seed in range(10):
         learner = Learner(memory, _today(now), last_question_id="b1")
         pick = choose_next(plan, learner, now, random.Random(seed), mode=QueueMode.RELEARN)
+        # Two other questions between two asks of one, missed or not.
         assert pick is not None and pick.question_id not in {"a1", "b1"}
+    # One question later a1 is back; b1, right at its review, is not relearned.
+    other = next(q for q in plan.questions if q not in {"a1", "b1"})
+    memory[other] = review(memory[other], Answer(other, now, True))
+    later = now + MINUTE
+    pool = list(plan.questions)
+    assert to_relearn(memory, pool, later, 3, 3) == "a1"
+    assert to_relearn(memory, [q for q in pool if q != "a1"], later, 3, 3) is None
 
 
 def test_cover_interleaves_topics_and_keeps_the_last_days_for_review() -> None:

@@ -7,6 +7,7 @@ import random
 from collections import Counter
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.forgetting import QueueMode
 from bot.learning.memory import Answer, Confidence, MemoryState, review
 from bot.learning.misconceptions import MisconceptionState, after_answer
 from bot.learning.mistakes import mistakes, next_mistake
@@ -138,6 +139,22 @@ def test_misconception_retested_with_another_question_within_three_days() -> Non
     same_day = Learner(memory, _today(T0 + dt.timedelta(hours=1)), None, None, mis)
     pick = choose_next(plan, same_day, T0 + dt.timedelta(hours=1), rng)
     assert pick is not None and pick.reason is not Reason.MISCONCEPTION
+
+
+def test_cover_first_leaves_a_misconception_retest_to_the_share_at_risk() -> None:
+    plan = Blueprint.of(generate_bank(n_questions=40, n_topics=2, seed=2))
+    mid, tagged = next((m, qs) for m, qs in plan.by_misconception.items() if len(qs) >= 2)
+    first = plan.questions[tagged[0]]
+    option = next(i for i, o in enumerate(first.options) if o.misconception == mid)
+    mis = dict(after_answer({}, first, [option], T0))
+    # Everything met on the first day; two days on, the misconception is due for a re-test.
+    memory = {q: review(None, Answer(q, T0, q != first.id)) for q in plan.questions}
+    now = T0 + 2 * DAY
+    learner = Learner(memory, _today(now), None, None, mis)
+    standard = choose_next(plan, learner, now, random.Random(1))
+    assert standard is not None and standard.reason is Reason.MISCONCEPTION
+    cover = choose_next(plan, learner, now, random.Random(1), mode=QueueMode.COVER)
+    assert cover is not None and cover.reason is Reason.PRACTICE
 
 
 def test_mistakes_queue_only_wrong_most_forgotten_first() -> None:

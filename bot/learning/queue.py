@@ -239,16 +239,18 @@ def choose_next(
         again = to_relearn(memory, pool, now, s.relearn_criterion, s.relearn_give_up_misses)
         if again is not None:
             return Pick(again, Reason.RELEARN)
-    if learner.misconceptions:
-        retest = _retest(plan, learner, set(pool), now, s, rng)
-        if retest is not None:
-            return Pick(retest, Reason.MISCONCEPTION)
-
     unmet = _unmet_by_topic(plan, learner, pool)
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
     if cover and unmet:
         return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
+    # Covering first skips a misconception's re-test, an early review of the idea: when
+    # memories last, its questions met and explained stay answered from memory, and the
+    # exam share at risk (below) brings any of them back once it is being forgotten.
+    if learner.misconceptions and not cover:
+        retest = _retest(plan, learner, set(pool), now, s, rng)
+        if retest is not None:
+            return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
     memo = learner.memo
     if memo is None:

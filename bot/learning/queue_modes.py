@@ -26,12 +26,14 @@ def to_relearn(
     criterion: int,
     give_up_misses: int,
 ) -> str | None:
-    """A question answered in this sitting (the last answer less than SITTING_GAP ago) and not
-    yet right `criterion` times in a row since, the one waiting longest; None if there is none.
-    A question answered right the first time it was met is not asked again (it may well have
-    been known), nor one missed `give_up_misses` times in the sitting (leave it for another
-    day rather than loop on it), nor one last answered in a mock exam (a learner fresh from a
-    60-question mock would otherwise meet it all again). `pool` already leaves out the
+    """A question answered wrong in this sitting (the last answer less than SITTING_GAP ago)
+    and not yet right `criterion` times in a row since, the one waiting longest; None if there
+    is none. A question answered right, at its first meeting or at a spaced review, is not asked
+    again: it may well have been known, and a review that comes out right has little to gain
+    from a re-ask minutes later (one more right answer on a memory already strong) against the
+    question it displaces. Nor one missed `give_up_misses` times in the sitting (leave it for
+    another day rather than loop on it), nor one last answered in a mock exam (a learner fresh
+    from a 60-question mock would otherwise meet it all again). `pool` already leaves out the
     questions just asked."""
     sitting_start = micros(now) - _GAP_US
     waiting = [
@@ -40,8 +42,7 @@ def to_relearn(
         if (st := memory.get(q)) is not None
         and st.last_us > sitting_start
         and st.run_right < criterion
-        and st.sitting_misses < give_up_misses
-        and not (st.reps == 1 and st.last_correct)
+        and 0 < st.sitting_misses < give_up_misses
         and not st.last_in_exam
     ]
     return min(waiting)[1] if waiting else None
