@@ -38,9 +38,12 @@ def _picks(seed: int, mode: QueueMode) -> tuple[list[tuple[object, float]], int]
         if draws.random() < 0.08:
             now += dt.timedelta(hours=draws.choice([1, 4, 20, 50]))
         start = now.replace(hour=0, minute=0)
+        today = today_from_memory(memory, start.date(), start)
+        if today_from_memory(memory, start.date(), start, memo) != today:
+            differ.append((today, "today"))
         learner = Learner(
             memory=dict(sorted(memory.items())),
-            today=today_from_memory(memory, start.date(), start),
+            today=today,
             exam_date=None,
             last_question_id=last,
         )
@@ -67,7 +70,7 @@ def test_picks_with_the_memo_are_the_picks_without_it() -> None:
         assert reviews > 200  # most picks walked the met questions, where the memo works
 
 
-def test_recalls_and_exponent_are_the_same_floats_after_any_change() -> None:
+def test_recalls_exponent_and_today_are_the_same_after_any_change() -> None:
     plan = Blueprint.of(generate_bank(n_questions=30, n_topics=3, seed=4))
     ids = list(plan.in_order)
     draws, memo = random.Random(5), PickMemo()
@@ -80,6 +83,9 @@ def test_recalls_and_exponent_are_the_same_floats_after_any_change() -> None:
         memory = dict(sorted(memory.items()))
         g = forgetting_exponent(memory.values(), plan.mean_chance)
         assert memo.exponent(memory, plan.mean_chance) == g
+        start = now.replace(hour=0, minute=0)
+        today = today_from_memory(memory, start.date(), start)
+        assert today_from_memory(memory, start.date(), start, memo) == today
         assert list(memo.recalls(plan, memory, ids, now, g).items()) == list(
             recalls(memory, ids, now, g).items()
         )

@@ -32,8 +32,8 @@ class PickMemo:
     """One learner's recalls, review urgencies and forgetting exponent, kept between picks."""
 
     __slots__ = (
-        "_g", "_g_chance", "_g_keys", "_g_states",
-        "_now_us", "_plan", "_power", "_recall", "_seen", "_urgency",
+        "_g", "_g_chance", "_g_keys", "_g_states", "_now_us", "_plan", "_power",
+        "_recall", "_seen", "_t_counts", "_t_keys", "_t_start", "_t_states", "_urgency",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -47,6 +47,33 @@ class PickMemo:
         self._g_states: list[MemoryState] = []
         self._g_chance = float("nan")
         self._g = 1.0
+        self._t_keys: list[str] = []
+        self._t_states: list[MemoryState] = []
+        self._t_start = -1
+        self._t_counts = (0, 0)
+
+    def today(self, memory: Mapping[str, MemoryState], start_us: int) -> tuple[int, int]:
+        """What `queue.today_from_memory` counts: the states last answered at or after
+        `start_us`, and those of them met for the first time (integers: the states that
+        changed are taken out and put back in)."""
+        keys, states = list(memory), list(memory.values())
+        if start_us == self._t_start and keys == self._t_keys:
+            old = self._t_states
+            answered, new = self._t_counts
+            for now, was in compress(zip(states, old, strict=True), map(is_not, states, old)):
+                if was.last_us >= start_us:
+                    answered, new = answered - 1, new - (was.reps == 1)
+                if now.last_us >= start_us:
+                    answered, new = answered + 1, new + (now.reps == 1)
+        else:
+            answered = new = 0
+            for state in states:
+                if state.last_us >= start_us:
+                    answered += 1
+                    new += state.reps == 1
+        self._t_keys, self._t_states, self._t_start = keys, states, start_us
+        self._t_counts = (answered, new)
+        return answered, new
 
     def exponent(self, memory: Mapping[str, MemoryState], chance: float) -> float:
         """What `forgetting_exponent(memory.values(), chance)` gives."""

@@ -86,9 +86,16 @@ class Learner:
 
 
 def today_from_memory(
-    memory: Mapping[str, MemoryState], date: dt.date, start: dt.datetime
+    memory: Mapping[str, MemoryState],
+    date: dt.date,
+    start: dt.datetime,
+    memo: PickMemo | None = None,
 ) -> Today:
-    """Today's counts derived from memory states (a question met today has one review)."""
+    """Today's counts derived from memory states (a question met today has one review);
+    `memo`: the learner's, which counts again only the states that changed."""
+    if memo is not None:
+        answered, new = memo.today(memory, micros(start))
+        return Today(date=date, start=start, answered=answered, new=new)
     answered = new = 0
     start_us = micros(start)  # integers: the comparison of the two times, without datetimes
     for state in memory.values():
@@ -294,10 +301,13 @@ def _most_urgent(
     question, in `ranked` order, breaks ties. `memo`: the one `recall` came from."""
     rand = rng.random
     if memo is not None:
-        # ((tier, share), draw, position) orders as the flat tuples below do; the same draws.
+        # The choice the flat tuples below make, with the same draws: the least (tier, share)
+        # first, then among the questions that have it the least draw (the first of equals).
         draws = [rand() for _ in ranked]
-        urgent = zip(memo.urgencies(ranked), draws, range(len(ranked)), strict=True)
-        return ranked[min(urgent)[2]]
+        urgency = memo.urgencies(ranked)
+        least = min(urgency)
+        tied = [i for i, u in enumerate(urgency) if u == least]
+        return ranked[min(tied, key=draws.__getitem__)]
     value, sure = plan.value, Confidence.SURE
     # One flat tuple per question (tier, share at risk, draw, position): what a key function
     # returning ((tier, share), draw) would order, without two calls a question. The position

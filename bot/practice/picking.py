@@ -178,14 +178,15 @@ def pick_for_learner(
         qid = next_mistake(plan, memory, at, last_question_id=last, topic=topic)
     else:
         date, start = learner_today(now, timezone)
+        memo = None if cache is None else cache.pick_memo(user_id, bank.id)
         learner = queue.Learner(
             memory=memory,
-            today=queue.today_from_memory(memory, date, start),
+            today=queue.today_from_memory(memory, date, start, memo),
             exam_date=reads.exam_date(conn, user_id, bank.id),
             topic=topic if topic and plan.by_topic.get(topic) else None,
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
-            memo=None if cache is None else cache.pick_memo(user_id, bank.id),
+            memo=memo,
         )
         # The bank's learners' forgetting, read as it stands in this transaction (one row).
         mode = bank_check(conn, plan, cache).mode
