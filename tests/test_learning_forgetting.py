@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 import json
 import random
 import sqlite3
@@ -16,8 +17,8 @@ import pytest
 from bot.learning.blueprint import Blueprint
 from bot.learning.forgetting import DECISIVE_Z, ProbeTally, QueueMode, queue_mode
 from bot.learning.memory import Answer, MemoryState, review
-from bot.learning.queue import Learner, Reason, Today, choose_next
-from bot.learning.queue_modes import to_relearn
+from bot.learning.queue import Learner, Pick, Reason, Today, choose_next
+from bot.learning.queue_modes import probe_to_ask, to_relearn
 from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
 from bot.storage import forgetting_sql
@@ -30,6 +31,7 @@ from tests.test_play_jsonl import demo_catalog, session
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 EARLIER = T0 - dt.timedelta(days=10)  # the jsonl session's clock starts at T0
 MINUTE = dt.timedelta(minutes=1)
+SECOND = dt.timedelta(seconds=1)
 
 
 def probed(recall: float, right: bool) -> MemoryState:
@@ -252,11 +254,57 @@ async def test_the_bot_relearns_a_missed_question_once_its_bank_is_seen_to_forge
     assert standard[0] not in standard[1:]
 
 
+def test_cover_first_brings_back_one_miss_in_eight_as_a_probe_so_the_check_keeps_learning() -> (
+    None
+):
+    plan = Blueprint.of(generate_bank(n_questions=100, n_topics=3, seed=2))
+    cfg = SimConfig(learners=20, days=6, per_day=20, policy="engine", truth="power-law", seed=5)
+    mornings: list[tuple[int, QueueMode]] = []
+    run_learners(plan, cfg, on_day=lambda _d, tally, mode: mornings.append((tally.reviews, mode)))
+    covering = [n for n, mode in mornings if mode is QueueMode.COVER]
+    # Every morning of covering first brings new probes (without them the evidence stands
+    # still until the bank is met, and a wrong decision could never be revised).
+    assert len(covering) >= 3 and all(b > a for a, b in itertools.pairwise(covering))
+    # Which misses: about one in eight, drawn from the question and the time of the miss.
+    at = T0 + dt.timedelta(days=1)
+    misses = {f"q{i}": review(None, Answer(f"q{i}", T0 + i * SECOND, False)) for i in range(800)}
+    chosen = set()
+    pool = list(misses)
+    while (q := probe_to_ask(misses, pool, at, 8)) is not None:
+        chosen.add(q)
+        pool.remove(q)
+    assert 70 <= len(chosen) <= 130
+    # Only within the probe window after the miss, and only a miss not seen since.
+    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(hours=19), 8) is None
+    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=5), 8) is None
+    q = min(chosen)
+    seen = {q: review(misses[q], Answer(q, T0 + dt.timedelta(hours=2), True))}
+    assert probe_to_ask(seen, [q], at, 8) is None
+    # In the queue: before any new question while covering first.
+    small = Blueprint.of(bank())
+    held = next(
+        state
+        for i in range(1000)
+        if probe_to_ask(
+            {"a1": (state := review(None, Answer("a1", T0 + i * MINUTE, False)))},
+            ["a1"],
+            T0 + i * MINUTE + dt.timedelta(days=1),
+            8,
+        )
+        == "a1"
+    )
+    now = held.last_review + dt.timedelta(days=1)
+    pick = choose_next(
+        small, Learner({"a1": held}, _today(now)), now, random.Random(1), mode=QueueMode.COVER
+    )
+    assert pick == Pick("a1", Reason.REVIEW)
+
+
 def _modes(plan: Blueprint, truth: str) -> list[QueueMode]:
     """The mode the side-by-side learners were handed each morning."""
     cfg = SimConfig(learners=20, days=8, per_day=20, policy="engine", truth=truth, seed=5)
     days: list[QueueMode] = []
-    run_learners(plan, cfg, on_day=lambda _day, mode: days.append(mode))
+    run_learners(plan, cfg, on_day=lambda _day, _tally, mode: days.append(mode))
     return days
 
 

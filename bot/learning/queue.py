@@ -21,7 +21,13 @@ from bot.learning.memory import (
 )
 from bot.learning.misconceptions import MisconceptionState
 from bot.learning.pick_memo import PickMemo
-from bot.learning.queue_modes import most_at_risk, most_valuable, recently_answered, to_relearn
+from bot.learning.queue_modes import (
+    most_at_risk,
+    most_valuable,
+    probe_to_ask,
+    recently_answered,
+    to_relearn,
+)
 
 DEFAULT_HORIZON_DAYS = 30
 
@@ -39,6 +45,7 @@ class QueueSettings:
     relearn_criterion: int = 3  # RELEARN mode: right answers in a row a sitting asks for
     relearn_spacing: int = 2  # RELEARN mode: other questions between two asks of one question
     relearn_give_up_misses: int = 3  # RELEARN mode: misses in one sitting before it waits a day
+    cover_probe_share: int = 8  # COVER mode: one in this many first misses comes back as a probe
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -249,6 +256,12 @@ def choose_next(
     unmet = _unmet_by_topic(plan, learner, pool)
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
+    if cover:
+        # A few misses come back as probes, so that the check that chose this mode goes on
+        # learning from the bank's learners and can change its mind.
+        probe = probe_to_ask(memory, pool, now, s.cover_probe_share)
+        if probe is not None:
+            return Pick(probe, Reason.REVIEW)
     if cover and unmet:
         return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
     # Covering first skips a misconception's re-test, an early review of the idea: when

@@ -155,12 +155,14 @@ class _Run:
 
 
 def run_learners(
-    plan: Blueprint, cfg: SimConfig, on_day: Callable[[int, QueueMode], None] | None = None
+    plan: Blueprint,
+    cfg: SimConfig,
+    on_day: Callable[[int, ProbeTally, QueueMode], None] | None = None,
 ) -> list[LearnerOutcome]:
     """Every learner, side by side, day by day: each morning the bank-wide forgetting check
     (the bot reads it at every pick; here everyone practises in one half-hour sitting a day)
     is taken over all learners' answers so far and handed to the policy, as one bank's
-    learners share it in the bot. `on_day` hears each day's mode."""
+    learners share it in the bot. `on_day` hears each morning's evidence and mode."""
     runs = [_Run(plan, cfg, n) for n in range(cfg.learners)]
     for day in range(max(cfg.days, cfg.ready_within)):
         active = [r for r in runs if day < cfg.days or r.ready_after is None]
@@ -171,7 +173,7 @@ def run_learners(
             tally += ProbeTally.of(r.view.memory.values())
         mode = queue_mode(tally, plan.mean_chance)
         if on_day is not None:
-            on_day(day, mode)
+            on_day(day, tally, mode)
         for r in active:
             r.view.mode = mode
             r.practise(day)
