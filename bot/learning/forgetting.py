@@ -8,14 +8,15 @@ learner was right or wrong. Over a bank's learners, right answers above the pred
 it, they fade faster. The two call for opposite queues: when memories last, every review at
 high recall is an answer not spent on a question never met, so the queue meets every question
 first; when they fade, answers in quick succession are what build memory, so a question
-practised in a sitting is asked again until it is answered right three times in a row
+missed in a sitting is asked again until it is answered right three times in a row
 (successive relearning, Rawson & Dunlosky 2011).
 One learner's few dozen such reviews cannot tell the two apart before their exam is near; a
 bank's learners, who share one kind of human memory, give hundreds a day.
 
-Once a mode is on, few probes come (covering first brings no missed question back within four
-days; relearning brings it back within minutes): in practice the bank's first few hundred
-probes decide, and the mode stays.
+Once a mode is on, probes keep coming, more slowly: covering first brings one first-meeting
+miss in eight back within the probe window for this purpose (it would bring none), and under
+relearning some misses are left for another day. So the evidence goes on growing and a
+decision taken on the bank's first few hundred probes can be revised.
 """
 
 from __future__ import annotations
