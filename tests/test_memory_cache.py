@@ -232,3 +232,35 @@ async def test_the_same_conversation_gets_the_same_replies_with_and_without_it(
     fast = await replies(tmp_path, "fast", InlineDatabase, cached=True)
     assert fast == plain
     assert sum(r["type"] == "verdict" for r in fast) == 150
+
+
+def _rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every table's rows, deliveries without their random button token."""
+    conn = connect_sync(path)
+    conn.row_factory = None
+    try:
+        tables = [
+            r[0]
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if r[0] != "schema_migrations"
+        ]
+        out = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+        out["deliveries"] = conn.execute(
+            "SELECT id, chat_id, user_id, bank_id, question_id, source, sent_at, option_order,"
+            " version FROM deliveries ORDER BY id"
+        ).fetchall()
+        return out
+    finally:
+        conn.close()
+
+
+async def test_the_same_conversation_stores_the_same_rows_with_and_without_it(
+    tmp_path: Path,
+) -> None:
+    # The kept user rows leave out upserts that would write the row as it stands, and the
+    # kept tallies their reads: what is stored must not change.
+    await replies(tmp_path, "plain", Database, cached=False)
+    await replies(tmp_path, "fast", InlineDatabase, cached=True)
+    plain, fast = _rows(tmp_path / "plain.sqlite3"), _rows(tmp_path / "fast.sqlite3")
+    assert fast == plain
+    assert len(plain["users"]) == 3 and len(plain["answers"]) == 150

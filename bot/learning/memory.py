@@ -293,6 +293,13 @@ def recalls(
     return out
 
 
+def recall_at(state: MemoryState, now_us: int, power: float = 1.0) -> float:
+    """What `recalls` gives for one state at `now_us` (microseconds since the Unix epoch)."""
+    elapsed = (now_us - state.last_us) / 1_000_000 / DAY_SECONDS
+    r = (1 + _FACTOR * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** _DECAY
+    return float(r**power)
+
+
 def recall_after_days(stability: float, days: float) -> float:
     """Retrievability `days` after the last review for a given stability."""
     return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)

@@ -16,9 +16,11 @@ from bot.learning.memory import (
     Confidence,
     MemoryState,
     forgetting_exponent,
+    micros,
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
+from bot.learning.pick_memo import PickMemo
 from bot.learning.queue_modes import (
     most_at_risk,
     most_valuable,
@@ -85,15 +87,26 @@ class Learner:
     topic: str | None = None  # the topic chosen in /topics (None: all)
     misconceptions: Mapping[str, MisconceptionState] = field(default_factory=dict)
     last_question_id: str | None = None
+    # What this learner's earlier picks computed, kept by a caller that picks for them again
+    # (None: everything computed afresh). It changes no choice.
+    memo: PickMemo | None = field(default=None, compare=False)
 
 
 def today_from_memory(
-    memory: Mapping[str, MemoryState], date: dt.date, start: dt.datetime
+    memory: Mapping[str, MemoryState],
+    date: dt.date,
+    start: dt.datetime,
+    memo: PickMemo | None = None,
 ) -> Today:
-    """Today's counts derived from memory states (a question met today has one review)."""
+    """Today's counts derived from memory states (a question met today has one review);
+    `memo`: the learner's, which counts again only the states that changed."""
+    if memo is not None:
+        answered, new = memo.today(memory, micros(start))
+        return Today(date=date, start=start, answered=answered, new=new)
     answered = new = 0
+    start_us = micros(start)  # integers: the comparison of the two times, without datetimes
     for state in memory.values():
-        if state.last_review >= start:
+        if state.last_us >= start_us:
             answered += 1
             new += state.reps == 1
     return Today(date=date, start=start, answered=answered, new=new)
@@ -259,8 +272,13 @@ def choose_next(
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
-    g = forgetting_exponent(memory.values(), plan.mean_chance)
-    recall = recalls(memory, pool, now, g)
+    memo = learner.memo
+    if memo is None:
+        g = forgetting_exponent(memory.values(), plan.mean_chance)
+        recall = recalls(memory, pool, now, g)
+    else:
+        g = memo.exponent(memory, plan.mean_chance)
+        recall = memo.recalls(plan, memory, pool, now, g)
     if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
@@ -278,7 +296,8 @@ def choose_next(
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     return Pick(
-        _most_urgent(plan, memory, recall, ranked, rng), Reason.REVIEW if due else Reason.PRACTICE
+        _most_urgent(plan, memory, recall, ranked, rng, memo),
+        Reason.REVIEW if due else Reason.PRACTICE,
     )
 
 
@@ -288,11 +307,21 @@ def _most_urgent(
     recall: Mapping[str, float],
     ranked: Sequence[str],
     rng: random.Random,
+    memo: PickMemo | None = None,
 ) -> str:
     """The first of `ranked` by urgency: a confident error, then any error, then the rest;
     within a tier the largest exam share at risk (value × forgetting); a random draw per
-    question, in `ranked` order, breaks ties."""
-    value, rand, sure = plan.value, rng.random, Confidence.SURE
+    question, in `ranked` order, breaks ties. `memo`: the one `recall` came from."""
+    rand = rng.random
+    if memo is not None:
+        # The choice the flat tuples below make, with the same draws: the least (tier, share)
+        # first, then among the questions that have it the least draw (the first of equals).
+        draws = [rand() for _ in ranked]
+        urgency = memo.urgencies(ranked)
+        least = min(urgency)
+        tied = [i for i, u in enumerate(urgency) if u == least]
+        return ranked[min(tied, key=draws.__getitem__)]
+    value, sure = plan.value, Confidence.SURE
     # One flat tuple per question (tier, share at risk, draw, position): what a key function
     # returning ((tier, share), draw) would order, without two calls a question. The position
     # keeps min's choice of the first among equals.

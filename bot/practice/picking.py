@@ -16,6 +16,7 @@ import sqlite3
 import string
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Question
@@ -72,8 +73,10 @@ def record(
     source: Source,
     now: float,
     closes_at: float | None = None,
+    cache: MemoryCache | None = None,
 ) -> Delivery:
-    """Record a delivery of `question` with its own option order, version and token."""
+    """Record a delivery of `question` with its own option order, version and token
+    (`cache`: told of the row, which its answer then need not read)."""
     order = display.shuffled_order(question, rng)
     option_order, version = display.encode_order(order), display.question_version(question)
     token = new_token()
@@ -94,6 +97,8 @@ def record(
         did, chat_id, None, user_id, bank.id, question.id, source, now, closes_at, None, None,
         option_order, version, token,
     )  # fmt: skip
+    if cache is not None:
+        cache.delivered(row)
     return delivery_from(row, question)
 
 
@@ -123,9 +128,16 @@ def pick_and_record(
     )  # fmt: skip
 
 
-def bank_check(conn: sqlite3.Connection, plan: Blueprint) -> Verdict:
-    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode."""
-    return verdict(forgetting_sql.probe_tally(conn, plan.meta.id), plan.mean_chance)
+def bank_check(
+    conn: sqlite3.Connection, plan: Blueprint, cache: MemoryCache | None = None
+) -> Verdict:
+    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode
+    (`cache`: its tally as kept, when the caller's transaction checked it)."""
+    reads = forgetting_sql if cache is None else cache
+    return _verdict(reads.probe_tally(conn, plan.meta.id), plan.mean_chance)
+
+
+_verdict = lru_cache(maxsize=256)(verdict)  # a pure function of a tally that rarely changes
 
 
 def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
@@ -166,16 +178,18 @@ def pick_for_learner(
         qid = next_mistake(plan, memory, at, last_question_id=last, topic=topic)
     else:
         date, start = learner_today(now, timezone)
+        memo = None if cache is None else cache.pick_memo(user_id, bank.id)
         learner = queue.Learner(
             memory=memory,
-            today=queue.today_from_memory(memory, date, start),
+            today=queue.today_from_memory(memory, date, start, memo),
             exam_date=reads.exam_date(conn, user_id, bank.id),
             topic=topic if topic and plan.by_topic.get(topic) else None,
             misconceptions=reads.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
+            memo=memo,
         )
         # The bank's learners' forgetting, read as it stands in this transaction (one row).
-        mode = bank_check(conn, plan).mode
+        mode = bank_check(conn, plan, cache).mode
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
         again = pick is not None and pick.reason is queue.Reason.RELEARN
@@ -185,7 +199,7 @@ def pick_for_learner(
         cache.recorded(user_id, bank.id, qid)
     delivery = record(
         conn, bank, bank.questions[qid], rng,
-        chat_id=chat_id, user_id=user_id, source=source, now=now,
+        chat_id=chat_id, user_id=user_id, source=source, now=now, cache=cache,
     )  # fmt: skip
     return replace(delivery, again=True) if again else delivery
 
@@ -196,9 +210,26 @@ def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:
     return None if question is None else delivery_from(record, question)
 
 
+# The Deliveries built last, by row: an answer (a button press, a jsonl answer) builds again
+# the delivery its question was asked with, an immutable value of the row and the question.
+_built: dict[DeliveryRecord, tuple[Question, Delivery]] = {}
+BUILT_KEPT = 4096
+
+
 def delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     """A stored row with its question (file order): the one place a Delivery is built. The
     Delivery carries the question as shown, in the row's option order."""
+    found = _built.get(record)
+    if found is not None and found[0] is question:
+        return found[1]
+    if len(_built) >= BUILT_KEPT:
+        _built.clear()
+    delivery = _delivery_from(record, question)
+    _built[record] = (question, delivery)
+    return delivery
+
+
+def _delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     order = display.decode_order(record.option_order, len(question.options))
     return Delivery(
         id=record.id,

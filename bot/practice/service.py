@@ -108,7 +108,7 @@ class PracticeService:
             cache = self.memory_cache
             if cache is not None:
                 cache.check(conn)
-            prefs = sql.upsert_user_prefs(conn, learner, now)
+            prefs = (sql if cache is None else cache).upsert_user_prefs(conn, learner, now)
             mode = source
             before = sql.delivery_record(conn, after) if after is not None else None
             if before is not None and before.source is Source.MISTAKES:
@@ -251,7 +251,7 @@ class PracticeService:
                 cache.check(c)
             outcome = self._record(
                 c, delivery_id, learner, chat_id, chosen, now, token, kind,
-                confidence=confidence, seconds=seconds,
+                confidence=confidence, seconds=seconds, kept=cache,
             )  # fmt: skip
             if cache is not None:
                 cache.settle(c)
@@ -292,11 +292,14 @@ class PracticeService:
         *,
         confidence: Confidence | None = None,
         seconds: float | None = None,
+        kept: MemoryCache | None = None,
     ) -> AnswerOutcome:
         """The answer transaction: the answer row, the memory state and the misconceptions
         change together or not at all. chosen None means the options held so far (Submit, or
-        the Sure/Unsure tap); positions are as displayed, the row stores file indices."""
-        context = answer_sql.answer_context(conn, delivery_id, learner.id)
+        the Sure/Unsure tap); positions are as displayed, the row stores file indices.
+        `kept`: the memory cache, checked by this transaction (what the answer reads first)."""
+        reads = answer_sql if kept is None else kept
+        context = reads.answer_context(conn, delivery_id, learner.id)
         record = None if context is None else context.delivery
         row, delivery, problem = self._checked(record, chat_id, now, token)
         if problem is not None or row is None or delivery is None or context is None:
@@ -326,6 +329,8 @@ class PracticeService:
             # In groups and channels a member may never have talked to the bot: keep the name
             # for leaderboards. Private practice created the row when it sent the question.
             sql.upsert_user(conn, learner, now)
+            if self.memory_cache is not None:
+                self.memory_cache.clear()  # it keeps the user rows its own upserts wrote
         file_chosen = display.to_file(delivery.order, chosen)
         fresh = sql.insert_answer(
             conn,
@@ -400,6 +405,8 @@ class PracticeService:
         # Before the writes: should this transaction roll back, the rows are re-read.
         cache.answered(user_id, bank_id, row.question_id, misconceptions=tagged)
         after = lsql.review_from(conn, user_id, bank_id, answer, before)
+        if lsql.counts_probe(before, after):
+            cache.probe_counted(bank_id)
         cache.stored(user_id, bank_id, row.question_id, after)
         if question is not None and held is not None:
             changed = lsql.update_misconceptions(

@@ -127,7 +127,8 @@ class Checkpointer:
     def poke(self, seq: int) -> None:
         """Writes up to number `seq` were committed: checkpoint them soon."""
         self._seq = seq
-        self._wake.set()
+        if not self._wake.is_set():  # set() takes a lock and notifies even when it is set
+            self._wake.set()
 
     def hurry(self, seq: int) -> None:
         """Like `poke`, but the pass runs as soon as the one in progress (if any) is done."""

@@ -110,9 +110,14 @@ def review_from(
     returns the new state as a later read of its row would give it. An answer that records a
     probe of the bank-wide forgetting check adds it to the bank's tally."""
     after = review(before, answer)
-    if after.probe_recall is not None and (before is None or before.probe_recall is None):
+    if after.probe_recall is not None and counts_probe(before, after):
         _count_probe(conn, bank_id, after.probe_recall, after.probe_right)
     return save_memory(conn, user_id, bank_id, answer.question_id, after)
+
+
+def counts_probe(before: MemoryState | None, after: MemoryState) -> bool:
+    """Whether the answer from `before` to `after` adds a probe to the bank's tally."""
+    return after.probe_recall is not None and (before is None or before.probe_recall is None)
 
 
 def _count_probe(conn: sqlite3.Connection, bank_id: str, recall: float, right: bool) -> None:

@@ -18,7 +18,15 @@ It stays right because it trusts nothing it cannot check, inside each transactio
   held as pending and taken in only by `committed`, which the caller calls once the
   transaction is committed; the next `check` drops whatever was never confirmed.
 
-The learner's exam date and last question asked are kept the same way (read once, then kept).
+The learner's exam date and last question asked are kept the same way (read once, then kept),
+and so is each bank's forgetting tally (read again once an answer counted a probe).
+
+A pick's upsert of the user's row is left out when it would write the row as it stands: the
+same name, language and time as the last upsert that committed, nothing written since that
+the cache was not told of (a simulated clock that did not move: every field the same). What
+an answer reads first (`answer_sql.answer_context`: its delivery, the user's confidence
+setting and zone, the question's memory state) comes from what is kept when all of it is:
+the delivery as the pick recorded it, the user's row as the upsert returned it.
 
 The states come back as the same mappings, in the same order (the table's key order), as
 `learning_sql.memory_states` and `misconception_states` would read them.
@@ -30,9 +38,20 @@ import datetime as dt
 import sqlite3
 from dataclasses import dataclass, field
 
+from bot.domain.models import Learner
+from bot.learning.forgetting import ProbeTally
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
+from bot.learning.pick_memo import PickMemo
+from bot.storage import answer_sql, forgetting_sql
 from bot.storage import learning_sql as lsql
+from bot.storage import practice_sql as sql
+from bot.storage.answer_sql import AnswerContext
+from bot.storage.practice_sql import DeliveryRecord
+
+UserArgs = tuple[int, str, str | None, str | None, float]  # what an upsert writes, and when
+UserRow = tuple[UserArgs, sql.UserPrefs, bool]  # the last upsert, its prefs and confidence
+KEPT_DELIVERIES = 10_000  # deliveries recorded and kept for their answer; older are read
 
 
 @dataclass(slots=True)
@@ -44,6 +63,7 @@ class _Learner:
     exam_date: dt.date | None = None
     last_read: bool = False  # last_question holds what was read or recorded since
     last_question: str | None = None
+    memo: PickMemo = field(default_factory=PickMemo)  # what the last picks computed
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,20 +84,78 @@ class MemoryCache:
         self._data_version: int | None = None
         self._changes: int | None = None
         self._pending: list[_Written] = []
+        self._users: dict[int, UserRow] = {}
+        self._pending_users: list[UserRow] = []
+        self._tallies: dict[str, ProbeTally] = {}
+        self._deliveries: dict[int, DeliveryRecord] = {}  # as recorded, by id
+        self._pending_deliveries: list[DeliveryRecord] = []
 
     def check(self, conn: sqlite3.Connection) -> None:
         """At the start of a transaction: forget everything unless no one else wrote since
         the last `settle` (another connection, or this one outside the cache's knowledge)."""
         self._pending.clear()  # written by a transaction that was never confirmed
+        self._pending_users.clear()
+        self._pending_deliveries.clear()
         version = int(conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self._data_version or conn.total_changes != self._changes:
             self._learners.clear()
+            self._users.clear()
+            self._tallies.clear()
+            self._deliveries.clear()
             self._data_version = version
 
     def clear(self) -> None:
         """Forget every learner (their states are read again at their next pick)."""
         self._learners.clear()
         self._pending.clear()
+        self._users.clear()
+        self._pending_users.clear()
+        self._tallies.clear()
+        self._deliveries.clear()
+        self._pending_deliveries.clear()
+
+    def upsert_user_prefs(
+        self, conn: sqlite3.Connection, user: Learner, now: float
+    ) -> sql.UserPrefs:
+        """`practice_sql.upsert_user_prefs`, without the statement when the last upsert that
+        committed wrote the same fields at the same time (the row stands as it would write it)."""
+        args: UserArgs = (user.id, user.first_name, user.username, user.language, now)
+        kept = self._users.get(user.id)
+        if kept is not None and kept[0] == args:
+            return kept[1]
+        prefs, confidence = sql.upsert_user_settings(conn, user, now)
+        self._pending_users.append((args, prefs, confidence))
+        return prefs
+
+    def delivered(self, record: DeliveryRecord) -> None:
+        """A delivery was recorded as `record` (pending until committed)."""
+        self._pending_deliveries.append(record)
+
+    def answer_context(
+        self, conn: sqlite3.Connection, delivery_id: int, user_id: int
+    ) -> AnswerContext | None:
+        """`answer_sql.answer_context`, from what is kept when the delivery, the user's row
+        and the learner's states all are (read otherwise)."""
+        record, user = self._deliveries.get(delivery_id), self._users.get(user_id)
+        if record is not None and user is not None:
+            learner = self._learners.get((user_id, record.bank_id))
+            if learner is not None and record.question_id not in learner.stale:
+                _, prefs, confidence = user
+                state = learner.memory.get(record.question_id)
+                return AnswerContext(record, confidence, prefs.timezone, state)
+        return answer_sql.answer_context(conn, delivery_id, user_id)
+
+    def probe_tally(self, conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
+        """`forgetting_sql.probe_tally`, read once and kept until an answer counts a probe."""
+        tally = self._tallies.get(bank_id)
+        if tally is None:
+            tally = self._tallies[bank_id] = forgetting_sql.probe_tally(conn, bank_id)
+        return tally
+
+    def probe_counted(self, bank_id: str) -> None:
+        """An answer added a probe to the bank's tally: read it again (a rolled-back answer
+        costs a read, never a wrong tally)."""
+        self._tallies.pop(bank_id, None)
 
     def settle(self, conn: sqlite3.Connection) -> None:
         """At the end of a transaction that used the cache: its writes are accounted for."""
@@ -144,6 +222,12 @@ class MemoryCache:
             learner.last_read = True
         return learner.last_question
 
+    def pick_memo(self, user_id: int, bank_id: str) -> PickMemo | None:
+        """What the learner's last picks computed (`bot.learning.pick_memo`; exact whatever
+        changed since, as it tells states apart itself), while the learner is kept."""
+        learner = self._learners.get((user_id, bank_id))
+        return None if learner is None else learner.memo
+
     def recorded(self, user_id: int, bank_id: str, question_id: str) -> None:
         """A delivery of this question to the learner was recorded (pending until committed)."""
         self._pending.append(_Written((user_id, bank_id), question_id))
@@ -191,3 +275,12 @@ class MemoryCache:
                 if added:
                     learner.memory = dict(sorted(memory.items()))  # as memory_states does
         self._pending.clear()
+        for row in self._pending_users:
+            self._users[row[0][0]] = row
+        self._pending_users.clear()
+        deliveries = self._deliveries
+        for record in self._pending_deliveries:
+            deliveries[record.id] = record
+            if len(deliveries) > KEPT_DELIVERIES:
+                del deliveries[next(iter(deliveries))]  # the oldest
+        self._pending_deliveries.clear()

@@ -93,12 +93,19 @@ _UPSERT_USER = (
 def upsert_user_prefs(conn: sqlite3.Connection, user: Learner, now: float) -> UserPrefs:
     """`upsert_user`, returning the user's chosen bank, topic and timezone (`user_prefs`)
     from the same statement."""
+    return upsert_user_settings(conn, user, now)[0]
+
+
+def upsert_user_settings(
+    conn: sqlite3.Connection, user: Learner, now: float
+) -> tuple[UserPrefs, bool]:
+    """`upsert_user_prefs`, and whether Sure/Unsure is asked (`learning_sql.learning_prefs`)."""
     rows = conn.execute(
-        _UPSERT_USER + " RETURNING bank_id, topic, timezone",
+        _UPSERT_USER + " RETURNING bank_id, topic, timezone, confidence",
         (user.id, user.first_name, user.username, user.language, 0, now, now),
     ).fetchall()
-    bank_id, topic, timezone = rows[0]
-    return UserPrefs(bank_id, topic, timezone)
+    bank_id, topic, timezone, confidence = rows[0]
+    return UserPrefs(bank_id, topic, timezone), bool(confidence)
 
 
 def upsert_chat(
