@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import sqlite3
 from pathlib import Path
@@ -10,7 +11,12 @@ import pytest
 
 from bot.cli import main
 from bot.commands.play import play
+from bot.learning.memory import Answer
 from bot.practice.catalog import Catalog
+from bot.storage import learning_sql
+from bot.storage.db import connect_sync
+from bot.storage.migrations import apply_migrations
+from bot.telegram.views import texts
 from tests import sample_bank
 
 
@@ -69,3 +75,28 @@ def test_play_arguments_are_checked(
     assert "quizbot: no bank 'nope'; banks: genai-llm" in capsys.readouterr().err
     assert main(["play", "--db", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+async def test_a_question_relearned_in_the_sitting_says_why(tmp_path: Path) -> None:
+    # Every question's right answer is C, and the player always answers A: each is missed.
+    qs = [sample_bank.question(f"q{i}", correct=(2,)) for i in range(5)]
+    catalog = Catalog({"demo": sample_bank.bank(qs)})
+    db = tmp_path / "t.sqlite3"
+    conn = connect_sync(db)
+    apply_migrations(conn)
+    # The bank's other learners missed q0 and missed it again two days later: they forget
+    # faster than FSRS predicts, so the queue relearns in the sitting.
+    long_ago = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+    for user in range(100, 400):
+        first = learning_sql.review_from(conn, user, "demo", Answer("q0", long_ago, False), None)
+        later = Answer("q0", long_ago + dt.timedelta(days=2), False)
+        learning_sql.review_from(conn, user, "demo", later, first)
+    conn.commit()
+    conn.close()
+    out = io.StringIO()
+    assert await play(catalog, db, None, None, 4, io.StringIO("A\n" * 4), out) == 0
+    text = out.getvalue()
+    # The first question missed comes back after two others, with the reason above it.
+    assert text.count(texts.AGAIN_NOTE) == 1
+    again = text.index(texts.AGAIN_NOTE)
+    assert text.count("Explanation:", 0, again) == 3

@@ -169,7 +169,7 @@ class JsonlSession:
         if len(self._open) > OPEN_DELIVERIES:
             self._open.popitem(last=False)
         q = delivery.question
-        return {
+        reply: Reply = {
             "type": "question",
             "user": user,
             "delivery": delivery.id,
@@ -181,6 +181,10 @@ class JsonlSession:
             # The delivery's question is as shown: options in its stored (shuffled) order.
             "options": [o.text for o in q.options],
         }
+        if delivery.again:
+            # Asked again in the sitting to make it stick (relearning): a front end says so.
+            reply["again"] = True
+        return reply
 
     async def answer(self, user: int, req: dict[str, Any]) -> Reply:
         """Grade an answer given as positions in the options as shown."""

@@ -16,6 +16,7 @@ from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.service import PracticeService
 from bot.storage.db import Database, DatabaseUnavailable
+from bot.telegram.views import texts
 
 TERMINAL_USER = Learner(id=0, first_name="terminal")
 WIDTH = 88
@@ -187,6 +188,8 @@ async def play(
                 print("No questions in this topic.", file=out)
                 return 0
             q = delivery.question
+            if delivery.again:
+                print(f"\n🔁 {texts.AGAIN_NOTE}", file=out)
             show_question(bank, q, out)
             while True:
                 line = stdin.readline()
