@@ -138,16 +138,18 @@ def readiness(
             missing,
         )
     sd = math.sqrt(var_sampling + var_model + (MODEL_SD / 3) ** 2)
-    # Downward, the model error grows with g: the further the learner's reviews depart from
-    # FSRS toward forgetting, the less its stabilities (not only its tail) can be trusted.
-    sd_low = math.sqrt(var_sampling + (var_model + (MODEL_SD / 3) ** 2) * max(1.0, g) ** 2)
+    # The range's model error grows with g: the further the learner's reviews depart from
+    # FSRS toward forgetting, the less its stabilities (not only its tail) can be trusted, and
+    # that either way (a learner relearning in quick succession may hold on better than FSRS's
+    # short-term stabilities say).
+    sd_range = math.sqrt(var_sampling + (var_model + (MODEL_SD / 3) ** 2) * max(1.0, g) ** 2)
     score = 100 * mean
     z = (mean - plan.passing_score / 100) / sd
     return Readiness(
         True,
         score,
-        max(0.0, 100 * (mean - thin_tail - Z90 * sd_low)),
-        min(100.0, 100 * (mean + Z90 * sd)),
+        max(0.0, 100 * (mean - thin_tail - Z90 * sd_range)),
+        min(100.0, 100 * (mean + Z90 * sd_range)),
         _normal_cdf(z),
         plan.passing_score,
         topics,
