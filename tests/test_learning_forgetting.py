@@ -279,6 +279,9 @@ def test_cover_first_brings_back_one_miss_in_eight_as_a_probe_so_the_check_keeps
     # Only within the probe window after the miss, and only a miss not seen since.
     assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(hours=19), 8) is None
     assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=5), 8) is None
+    # Not in the window's last day either: an answer hours later would miss it.
+    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=3, hours=1), 8) is None
+    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=2, hours=23), 8) is not None
     q = min(chosen)
     seen = {q: review(misses[q], Answer(q, T0 + dt.timedelta(hours=2), True))}
     assert probe_to_ask(seen, [q], at, 8) is None

@@ -15,7 +15,8 @@ bank's learners, who share one kind of human memory, give hundreds a day.
 
 Once a mode is on, probes keep coming, more slowly: covering first brings one first-meeting
 miss in eight back within the probe window for this purpose (it would bring none), and under
-relearning some misses are left for another day. So the evidence goes on growing and a
+relearning a question missed in the last minutes of a sitting has no time to come back in it
+and is answered again the next day. So the evidence goes on growing and a
 decision taken on the bank's first few hundred probes can be revised.
 """
 

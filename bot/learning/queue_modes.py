@@ -14,7 +14,9 @@ from bot.learning.memory import PROBE_DAYS, SITTING_GAP, MemoryState, micros
 
 _US = dt.timedelta(microseconds=1)
 _GAP_US = SITTING_GAP // _US
-_PROBE_US = (PROBE_DAYS[0] // _US, PROBE_DAYS[1] // _US)
+# A probe is picked up to a day before its window closes: the window is judged when it is
+# answered, and a question sent (a daily question) may be answered hours later.
+_PROBE_US = (PROBE_DAYS[0] // _US, (PROBE_DAYS[1] - dt.timedelta(days=1)) // _US)
 
 
 def recently_answered(memory: Mapping[str, MemoryState], count: int) -> set[str]:
@@ -72,8 +74,8 @@ def probe_to_ask(
     memory: Mapping[str, MemoryState], pool: Iterable[str], now: dt.datetime, share: int
 ) -> str | None:
     """A question missed at its first meeting and not seen since, one in `share` of them, that
-    has waited PROBE_DAYS: its second answer is a probe of the bank-wide forgetting check (the
-    one waiting longest first); None if there is none.
+    has waited PROBE_DAYS (up to a day before the window closes): its second answer is a probe
+    of the bank-wide forgetting check (the one waiting longest first); None if there is none.
 
     Covering first asks nothing again within days, so without these the check's evidence would
     stop at the morning it chose cover-first and could never be revised. Which misses come back
