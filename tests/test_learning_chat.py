@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank.models import LETTERS, Question
-from bot.learning.memory import Answer
-from bot.storage import learning_sql as lsql
 from bot.storage.db import connect_sync
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank
+from tests.probes import seed_fast_forgetting
 
 ANN = factories.user(501, "Ann")
 ANN_CHAT = factories.private_chat(ANN)
@@ -214,10 +213,7 @@ async def test_a_question_relearned_in_the_sitting_says_why_it_is_back(tmp_path:
         # missed it again two days later. The study queue relearns in the sitting.
         conn = connect_sync(h.db_path)
         earlier = dt.datetime.fromtimestamp(h.clock.now(), dt.UTC) - dt.timedelta(days=10)
-        for user in range(100, 400):
-            first = lsql.review_from(conn, user, "learn", Answer("s6", earlier, False), None)
-            again = Answer("s6", earlier + dt.timedelta(days=2), False)
-            lsql.review_from(conn, user, "learn", again, first)
+        seed_fast_forgetting(conn, "learn", "s6", earlier)
         conn.commit()
         conn.close()
         asked: list[tuple[str, str]] = []

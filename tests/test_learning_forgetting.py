@@ -25,6 +25,7 @@ from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
+from tests.probes import seed_fast_forgetting
 from tests.sample_bank import bank
 from tests.test_play_jsonl import demo_catalog, session
 
@@ -216,11 +217,7 @@ async def _sitting(tmp_path: Path, seed_probes: bool) -> tuple[list[str], str]:
         if seed_probes:
 
             def seed(conn: sqlite3.Connection) -> None:
-                # Other learners missed a1, read why, and missed it again two days later.
-                for u in range(100, 400):
-                    first = lsql.review_from(conn, u, "demo", Answer("a1", EARLIER, False), None)
-                    again = Answer("a1", EARLIER + dt.timedelta(days=2), False)
-                    lsql.review_from(conn, u, "demo", again, first)
+                seed_fast_forgetting(conn, "demo", "a1", EARLIER)
 
             await s.service.db.write(seed)
         asked: list[str] = []

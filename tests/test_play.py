@@ -11,13 +11,12 @@ import pytest
 
 from bot.cli import main
 from bot.commands.play import play
-from bot.learning.memory import Answer
 from bot.practice.catalog import Catalog
-from bot.storage import learning_sql
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 from bot.telegram.views import texts
 from tests import sample_bank
+from tests.probes import seed_fast_forgetting
 
 
 async def test_terminal_loop_grades_and_explains(tmp_path: Path) -> None:
@@ -84,13 +83,7 @@ async def test_a_question_relearned_in_the_sitting_says_why(tmp_path: Path) -> N
     db = tmp_path / "t.sqlite3"
     conn = connect_sync(db)
     apply_migrations(conn)
-    # The bank's other learners missed q0 and missed it again two days later: they forget
-    # faster than FSRS predicts, so the queue relearns in the sitting.
-    long_ago = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
-    for user in range(100, 400):
-        first = learning_sql.review_from(conn, user, "demo", Answer("q0", long_ago, False), None)
-        later = Answer("q0", long_ago + dt.timedelta(days=2), False)
-        learning_sql.review_from(conn, user, "demo", later, first)
+    seed_fast_forgetting(conn, "demo", "q0", dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
     conn.commit()
     conn.close()
     out = io.StringIO()
