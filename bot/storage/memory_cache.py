@@ -93,25 +93,27 @@ class MemoryCache:
     def check(self, conn: sqlite3.Connection) -> None:
         """At the start of a transaction: forget everything unless no one else wrote since
         the last `settle` (another connection, or this one outside the cache's knowledge)."""
-        self._pending.clear()  # written by a transaction that was never confirmed
-        self._pending_users.clear()
-        self._pending_deliveries.clear()
+        self._drop_pending()  # written by a transaction that was never confirmed
         version = int(conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self._data_version or conn.total_changes != self._changes:
-            self._learners.clear()
-            self._users.clear()
-            self._tallies.clear()
-            self._deliveries.clear()
+            self._drop_kept()
             self._data_version = version
 
     def clear(self) -> None:
         """Forget every learner (their states are read again at their next pick)."""
+        self._drop_kept()
+        self._drop_pending()
+
+    def _drop_kept(self) -> None:
+        # Everything kept across transactions: one list, so that nothing kept is missed.
         self._learners.clear()
-        self._pending.clear()
         self._users.clear()
-        self._pending_users.clear()
         self._tallies.clear()
         self._deliveries.clear()
+
+    def _drop_pending(self) -> None:
+        self._pending.clear()
+        self._pending_users.clear()
         self._pending_deliveries.clear()
 
     def upsert_user_prefs(
