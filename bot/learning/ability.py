@@ -41,6 +41,13 @@ def topic_abilities(plan: Blueprint, memory: Mapping[str, MemoryState]) -> dict[
             continue
         met[topic] += 1
         right[topic] += state.first_correct
+    return abilities_of(plan, met, right)
+
+
+def abilities_of(
+    plan: Blueprint, met: Mapping[str, int], right: Mapping[str, int]
+) -> dict[str, TopicAbility]:
+    """`topic_abilities` from its counts per topic (questions met, first attempts right)."""
     total_met, total_right = sum(met.values()), sum(right.values())
     overall = (total_right + GLOBAL_PSEUDO * PRIOR_RATE) / (total_met + GLOBAL_PSEUDO)
     return {

@@ -85,6 +85,16 @@ class Blueprint:
             found.setdefault(self.topic_by_question[qid], []).append(qid)
         return {t: tuple(ids) for t, ids in found.items()}
 
+    @cached_property
+    def position(self) -> Mapping[str, int]:
+        """Question id -> its place in `in_order`."""
+        return {qid: i for i, qid in enumerate(self.in_order)}
+
+    @cached_property
+    def topic_sets(self) -> Mapping[str, frozenset[str]]:
+        """Topic -> the set of its question ids."""
+        return {t: frozenset(ids) for t, ids in self.by_topic.items()}
+
     def topic_of(self, question_id: str) -> str | None:
         """Topic of a question, None if the bank no longer has it."""
         return self.topic_by_question.get(question_id)

@@ -16,9 +16,11 @@ from itertools import compress
 from operator import is_not
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.coverage_memo import Coverage
 from bot.learning.memory import Confidence, MemoryState, forgetting_exponent, micros, recall_at
 
 Urgency = tuple[int, float]  # review tier, then minus the exam share at risk
+FEW_ABSENT = 8  # met questions outside the pool taken out one by one (more: the pool walked)
 
 
 def tier(state: MemoryState) -> int:
@@ -32,8 +34,9 @@ class PickMemo:
     """One learner's recalls, review urgencies and forgetting exponent, kept between picks."""
 
     __slots__ = (
-        "_g", "_g_chance", "_g_keys", "_g_states", "_now_us", "_plan", "_power",
-        "_recall", "_seen", "_t_counts", "_t_keys", "_t_start", "_t_states", "_urgency",
+        "_coverage", "_g", "_g_chance", "_g_keys", "_g_states", "_now_us", "_ordered",
+        "_plan", "_power", "_r_keys", "_r_states", "_recall", "_seen", "_t_counts", "_t_keys",
+        "_t_start", "_t_states", "_urgency",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -43,6 +46,10 @@ class PickMemo:
         self._seen: dict[str, MemoryState] = {}  # the state each recall below was computed of
         self._recall: dict[str, float] = {}
         self._urgency: dict[str, Urgency] = {}
+        self._r_keys: list[str] = []  # the keys and states of the last `recalls`
+        self._r_states: list[MemoryState] = []
+        self._ordered: dict[str, float] = {}  # the recall of every met question, bank order
+        self._coverage = Coverage()
         self._g_keys: list[str] = []
         self._g_states: list[MemoryState] = []
         self._g_chance = float("nan")
@@ -98,23 +105,51 @@ class PickMemo:
         at: dt.datetime,
         power: float,
     ) -> dict[str, float]:
-        """What `recalls(memory, ids, at, power)` gives, the same floats in the same order."""
+        """What `recalls(memory, ids, at, power)` gives, the same floats in the same order
+        (`ids` in bank order, as `plan.in_order` lists them: every pool of the queue is)."""
         now_us = micros(at)
         if plan is not self._plan or now_us != self._now_us or power != self._power:
             self._plan, self._now_us, self._power = plan, now_us, power
             self._seen, self._recall, self._urgency = {}, {}, {}
+            self._r_keys = []  # no state seen: all of them compared below
         seen, recall, urgency, value = self._seen, self._recall, self._urgency, plan.value
-        get, known = memory.get, seen.get
-        out: dict[str, float] = {}
-        for q in ids:
-            state = get(q)
-            if state is None:
-                continue
-            if known(q) is not state:
+        keys, states = list(memory), list(memory.values())
+        same_keys = keys == self._r_keys
+        changed: list[tuple[str, MemoryState]]
+        if same_keys:
+            was = self._r_states
+            changed = list(compress(zip(keys, states, strict=True), map(is_not, states, was)))
+        else:
+            known = seen.get
+            changed = [(q, s) for q, s in zip(keys, states, strict=True) if known(q) is not s]
+        for q, state in changed:
+            if q in value:  # still in the bank
                 r = recall_at(state, now_us, power)
                 seen[q], recall[q], urgency[q] = state, r, (tier(state), -value[q] * (1 - r))
-            out[q] = recall[q]
-        return out
+        self._r_keys, self._r_states = keys, states
+        ordered = self._ordered
+        if same_keys:
+            for q, _ in changed:
+                if q in ordered:
+                    ordered[q] = recall[q]
+        else:
+            # Every met question of the bank, in bank order: the pool's are a subsequence.
+            position = plan.position
+            met = sorted(filter(position.__contains__, keys), key=position.__getitem__)
+            ordered = self._ordered = dict(zip(met, map(recall.__getitem__, met), strict=True))
+        absent = ordered.keys() - set(ids)
+        if not absent:
+            return dict(ordered)
+        if len(absent) <= FEW_ABSENT:
+            out = dict(ordered)
+            for q in absent:
+                del out[q]
+            return out
+        return {q: ordered[q] for q in ids if q in ordered}
+
+    def coverage(self, plan: Blueprint, memory: Mapping[str, MemoryState]) -> Coverage:
+        """The learner's questions met and unmet per topic, `memory` taken in."""
+        return self._coverage.sync(plan, memory)
 
     def urgencies(self, ranked: Sequence[str]) -> list[Urgency]:
         """(tier, minus the exam share at risk) of each of `ranked`, as `queue._most_urgent`

@@ -8,9 +8,11 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import compress, filterfalse, islice
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
+from bot.learning.coverage_memo import Coverage
 from bot.learning.forgetting import QueueMode
 from bot.learning.memory import (
     Confidence,
@@ -142,7 +144,11 @@ def _prefer_other_topic(plan: Blueprint, ids: Sequence[str], last: str | None) -
     # Interleaving: stay away from the topic just practised while another one is on offer.
     topic_of = plan.topic_by_question.get
     last_topic = topic_of(last) if last else None
-    other = [q for q in ids if topic_of(q) != last_topic]
+    if last_topic is None:
+        other = [q for q in ids if topic_of(q) is not None]
+    else:
+        # A question is of the last topic when it is in that topic's set (a set test in C).
+        other = list(filterfalse(plan.topic_sets[last_topic].__contains__, ids))
     return other or list(ids)
 
 
@@ -203,8 +209,9 @@ def _new_question(
     unmet_in: Mapping[str, Sequence[str]],
     s: QueueSettings,
     rng: random.Random,
+    coverage: Coverage | None = None,
 ) -> str:
-    abilities = topic_abilities(plan, learner.memory)
+    abilities = topic_abilities(plan, learner.memory) if coverage is None else coverage.abilities()
     # A topic's pull is the exam share one of its questions carries (weight / questions).
     per_question, mean_value = plan.pull, plan.mean_pull
     topics = sorted(unmet_in)
@@ -253,7 +260,14 @@ def choose_next(
         again = to_relearn(memory, pool, now, s.relearn_criterion, s.relearn_give_up_misses)
         if again is not None:
             return Pick(again, Reason.RELEARN)
-    unmet = _unmet_by_topic(plan, learner, pool)
+    memo = learner.memo
+    coverage = None if memo is None else memo.coverage(plan, memory)
+    unmet: Mapping[str, Sequence[str]]
+    if coverage is None:
+        unmet = _unmet_by_topic(plan, learner, pool)
+    else:
+        skip = None if learner.last_question_id in pool else learner.last_question_id
+        unmet = coverage.unmet(learner.topic, skip)
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
     if cover:
@@ -272,7 +286,6 @@ def choose_next(
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
-    memo = learner.memo
     if memo is None:
         g = forgetting_exponent(memory.values(), plan.mean_chance)
         recall = recalls(memory, pool, now, g)
@@ -282,7 +295,7 @@ def choose_next(
     if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
-    due = [q for q, r in recall.items() if r < target]
+    due = list(compress(recall, map(target.__gt__, recall.values())))  # recall below target
     today = learner.today
     behind = today.new < _quota(sum(map(len, unmet.values())), learner, s)
     reviews_today = today.answered - today.new
@@ -292,7 +305,7 @@ def choose_next(
     if unmet and (not due or catch_up):
         if mode is QueueMode.RELEARN:
             return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
-        return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
+        return Pick(_new_question(plan, learner, unmet, s, rng, coverage), Reason.NEW)
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     return Pick(
@@ -316,10 +329,9 @@ def _most_urgent(
     if memo is not None:
         # The choice the flat tuples below make, with the same draws: the least (tier, share)
         # first, then among the questions that have it the least draw (the first of equals).
-        draws = [rand() for _ in ranked]
+        draws = list(islice(iter(rand, None), len(ranked)))  # one draw a question, in C
         urgency = memo.urgencies(ranked)
-        least = min(urgency)
-        tied = [i for i, u in enumerate(urgency) if u == least]
+        tied = compress(range(len(ranked)), map(min(urgency).__eq__, urgency))
         return ranked[min(tied, key=draws.__getitem__)]
     value, sure = plan.value, Confidence.SURE
     # One flat tuple per question (tier, share at risk, draw, position): what a key function

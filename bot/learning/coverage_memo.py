@@ -1,0 +1,100 @@
+"""Per topic, what a learner's picks of new questions read, kept between picks
+(`pick_memo.PickMemo.coverage`): the questions met, the first attempts right and the unmet
+questions in bank order.
+
+Between two picks usually one state changed or was added (the question just answered): the
+counts and lists are updated from the states that changed, integers and list removals, so they
+are exactly what `ability.topic_abilities` and the study queue's unmet questions per topic
+compute afresh. States are told apart by identity (a state is immutable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import is_not
+
+from bot.learning.ability import TopicAbility, abilities_of
+from bot.learning.blueprint import Blueprint
+from bot.learning.memory import MemoryState
+
+
+class Coverage:
+    """One learner's questions met, first attempts right and unmet questions, per topic."""
+
+    __slots__ = ("_abilities", "_met", "_plan", "_right", "_seen", "_unmet")
+
+    def __init__(self) -> None:
+        self._plan: Blueprint | None = None
+        self._seen: dict[str, MemoryState] = {}  # the states the counts below were taken of
+        self._met: dict[str, int] = {}
+        self._right: dict[str, int] = {}
+        self._unmet: dict[str, list[str]] = {}
+        self._abilities: dict[str, TopicAbility] | None = None
+
+    def sync(self, plan: Blueprint, memory: Mapping[str, MemoryState]) -> Coverage:
+        """Take in the states that changed since the last sync (all of them for a new plan)."""
+        if plan is not self._plan:
+            self._plan, self._seen = plan, {}
+            self._met = dict.fromkeys(plan.by_topic, 0)
+            self._right = dict.fromkeys(plan.by_topic, 0)
+            self._unmet = {t: list(ids) for t, ids in plan.in_order_by_topic.items()}
+            self._abilities = None
+        seen = self._seen
+        states = list(memory.values())
+        changed: list[tuple[str, MemoryState, MemoryState | None]]
+        same_keys = len(seen) == len(states) and list(seen) == list(memory)
+        if same_keys:
+            was = list(seen.values())
+            moved = map(is_not, states, was)
+            changed = list(compress(zip(memory, states, was, strict=True), moved))
+        else:
+            get = seen.get
+            changed = [(q, s, get(q)) for q, s in memory.items() if get(q) is not s]
+            added = sum(old is None for _, _, old in changed)
+            if len(seen) + added != len(states):  # a state was dropped: count afresh
+                self._plan = None
+                return self.sync(plan, memory)
+        topic_of, met, right, unmet = plan.topic_of, self._met, self._right, self._unmet
+        for q, state, old in changed:
+            topic = topic_of(q)
+            if topic is None or topic not in met:
+                continue  # a question that left the bank
+            if old is None:
+                met[topic] += 1
+                right[topic] += state.first_correct
+                unmet[topic].remove(q)
+            else:
+                right[topic] += state.first_correct - old.first_correct
+            self._abilities = None
+        if same_keys:
+            for q, state, _ in changed:
+                seen[q] = state
+        else:
+            self._seen = dict(memory)
+        return self
+
+    def abilities(self) -> dict[str, TopicAbility]:
+        """What `ability.topic_abilities(plan, memory)` gives for the memory last synced."""
+        if self._abilities is None:
+            assert self._plan is not None
+            self._abilities = abilities_of(self._plan, self._met, self._right)
+        return self._abilities
+
+    def unmet(self, topic: str | None, skip: str | None) -> dict[str, Sequence[str]]:
+        """The unmet questions per topic (only `topic`'s when given; without `skip`; topics
+        with none left out), in bank order."""
+        unmet = self._unmet
+        groups = unmet if topic is None else {topic: unmet.get(topic, [])}
+        found: dict[str, Sequence[str]] = {}
+        for t, ids in groups.items():
+            if ids:
+                if skip in ids:
+                    left = list(ids)
+                    left.remove(skip)
+                    if not left:
+                        continue
+                    found[t] = left
+                else:
+                    found[t] = tuple(ids)
+        return found
