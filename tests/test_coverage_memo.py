@@ -95,7 +95,10 @@ def test_coverage_and_recalls_are_the_same_after_any_change() -> None:
             memory[qid] = review(memory.get(qid), Answer(qid, now, draws.random() < 0.5))
         memory = dict(sorted(memory.items()))
         coverage = memo.coverage(plan, memory)
-        assert coverage.abilities() == topic_abilities(plan, memory)
+        abilities = topic_abilities(plan, memory)
+        assert coverage.abilities() == abilities
+        for t, a in abilities.items():
+            assert coverage.standing(t) == (a.met_share, a.rate)
         for topic in [None, draws.choice(topics)]:
             last = draws.choice([None, *ids])
             # The pool: the topic's questions without the last one (unless it is the only one).
@@ -115,3 +118,8 @@ def test_coverage_and_recalls_are_the_same_after_any_change() -> None:
             for some in [ids, pool, [q for q in ids if draws.random() < 0.8]]:
                 kept = memo.recalls(plan, memory, some, now, 1.1)
                 assert list(kept.items()) == list(recalls(memory, some, now, 1.1).items())
+            # The whole bank but a few, told as the ids left out.
+            left_out = draws.sample(ids, draws.choice([0, 1, 3]))
+            some = [q for q in ids if q not in left_out]
+            kept = memo.recalls(plan, memory, some, now, 1.1, left_out=left_out)
+            assert list(kept.items()) == list(recalls(memory, some, now, 1.1).items())

@@ -48,14 +48,23 @@ def abilities_of(
     plan: Blueprint, met: Mapping[str, int], right: Mapping[str, int]
 ) -> dict[str, TopicAbility]:
     """`topic_abilities` from its counts per topic (questions met, first attempts right)."""
-    total_met, total_right = sum(met.values()), sum(right.values())
-    overall = (total_right + GLOBAL_PSEUDO * PRIOR_RATE) / (total_met + GLOBAL_PSEUDO)
+    overall = overall_rate(sum(met.values()), sum(right.values()))
     return {
         t: TopicAbility(
             met=met[t],
             size=len(plan.by_topic[t]),
             first_right=right[t],
-            rate=(right[t] + TOPIC_PSEUDO * overall) / (met[t] + TOPIC_PSEUDO),
+            rate=topic_rate(met[t], right[t], overall),
         )
         for t in plan.by_topic
     }
+
+
+def overall_rate(met: int, right: int) -> float:
+    """The learner's shrunk first-attempt success rate over all topics."""
+    return (right + GLOBAL_PSEUDO * PRIOR_RATE) / (met + GLOBAL_PSEUDO)
+
+
+def topic_rate(met: int, right: int, overall: float) -> float:
+    """A topic's first-attempt success rate, shrunk toward the learner's `overall` one."""
+    return (right + TOPIC_PSEUDO * overall) / (met + TOPIC_PSEUDO)

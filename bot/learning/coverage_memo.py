@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from itertools import compress
 from operator import is_not
 
-from bot.learning.ability import TopicAbility, abilities_of
+from bot.learning.ability import TopicAbility, abilities_of, overall_rate, topic_rate
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import MemoryState
 
@@ -22,7 +22,7 @@ from bot.learning.memory import MemoryState
 class Coverage:
     """One learner's questions met, first attempts right and unmet questions, per topic."""
 
-    __slots__ = ("_abilities", "_met", "_plan", "_right", "_seen", "_unmet")
+    __slots__ = ("_abilities", "_met", "_overall", "_plan", "_right", "_seen", "_sizes", "_unmet")
 
     def __init__(self) -> None:
         self._plan: Blueprint | None = None
@@ -31,6 +31,8 @@ class Coverage:
         self._right: dict[str, int] = {}
         self._unmet: dict[str, list[str]] = {}
         self._abilities: dict[str, TopicAbility] | None = None
+        self._sizes: dict[str, int] = {}
+        self._overall: float | None = None
 
     def sync(self, plan: Blueprint, memory: Mapping[str, MemoryState]) -> Coverage:
         """Take in the states that changed since the last sync (all of them for a new plan)."""
@@ -39,7 +41,8 @@ class Coverage:
             self._met = dict.fromkeys(plan.by_topic, 0)
             self._right = dict.fromkeys(plan.by_topic, 0)
             self._unmet = {t: list(ids) for t, ids in plan.in_order_by_topic.items()}
-            self._abilities = None
+            self._sizes = {t: len(ids) for t, ids in plan.by_topic.items()}
+            self._abilities = self._overall = None
         seen = self._seen
         states = list(memory.values())
         changed: list[tuple[str, MemoryState, MemoryState | None]]
@@ -66,7 +69,7 @@ class Coverage:
                 unmet[topic].remove(q)
             else:
                 right[topic] += state.first_correct - old.first_correct
-            self._abilities = None
+            self._abilities = self._overall = None
         if same_keys:
             for q, state, _ in changed:
                 seen[q] = state
@@ -80,6 +83,17 @@ class Coverage:
             assert self._plan is not None
             self._abilities = abilities_of(self._plan, self._met, self._right)
         return self._abilities
+
+    def standing(self, topic: str) -> tuple[float, float]:
+        """A topic's `TopicAbility.met_share` and `rate` for the memory last synced, the same
+        floats (0 and 0.5 for a topic the bank does not have)."""
+        met = self._met.get(topic)
+        if met is None:
+            return 0.0, 0.5
+        if self._overall is None:
+            self._overall = overall_rate(sum(self._met.values()), sum(self._right.values()))
+        size = self._sizes[topic]
+        return met / size if size else 0.0, topic_rate(met, self._right[topic], self._overall)
 
     def unmet(self, topic: str | None, skip: str | None) -> dict[str, Sequence[str]]:
         """The unmet questions per topic (only `topic`'s when given; without `skip`; topics

@@ -11,7 +11,7 @@ States are told apart by identity (a state is immutable: the same object, the sa
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import compress
 from operator import is_not
 
@@ -104,9 +104,12 @@ class PickMemo:
         ids: Sequence[str],
         at: dt.datetime,
         power: float,
+        *,
+        left_out: Collection[str] | None = None,
     ) -> dict[str, float]:
         """What `recalls(memory, ids, at, power)` gives, the same floats in the same order
-        (`ids` in bank order, as `plan.in_order` lists them: every pool of the queue is)."""
+        (`ids` in bank order, as `plan.in_order` lists them: every pool of the queue is).
+        `left_out`: when given, `ids` is `plan.in_order` without these (no set of `ids` made)."""
         now_us = micros(at)
         if plan is not self._plan or now_us != self._now_us or power != self._power:
             self._plan, self._now_us, self._power = plan, now_us, power
@@ -137,6 +140,11 @@ class PickMemo:
             position = plan.position
             met = sorted(filter(position.__contains__, keys), key=position.__getitem__)
             ordered = self._ordered = dict(zip(met, map(recall.__getitem__, met), strict=True))
+        if left_out is not None:
+            out = dict(ordered)
+            for q in left_out:
+                out.pop(q, None)
+            return out
         absent = ordered.keys() - set(ids)
         if not absent:
             return dict(ordered)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import compress, filterfalse, islice
+from itertools import compress, filterfalse
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
@@ -211,7 +211,7 @@ def _new_question(
     rng: random.Random,
     coverage: Coverage | None = None,
 ) -> str:
-    abilities = topic_abilities(plan, learner.memory) if coverage is None else coverage.abilities()
+    standing = _standing(plan, learner) if coverage is None else coverage.standing
     # A topic's pull is the exam share one of its questions carries (weight / questions).
     per_question, mean_value = plan.pull, plan.mean_pull
     topics = sorted(unmet_in)
@@ -221,15 +221,24 @@ def _new_question(
 
     def lag(topic: str) -> float:
         # Coverage so far divided by how much the topic deserves: the most behind goes next.
-        a = abilities.get(topic)
-        share = a.met_share if a else 0.0
-        rate = a.rate if a else 0.5
+        share, rate = standing(topic)
         boost = (per_question.get(topic, 0.0) / mean_value) * (1 + s.weakness_boost * (1 - rate))
         return share / boost if boost > 0 else math.inf
 
     rng.shuffle(topics)
     topic = min(topics, key=lag)
     return rng.choice(unmet_in[topic])
+
+
+def _standing(plan: Blueprint, learner: Learner) -> Callable[[str], tuple[float, float]]:
+    """A topic's share of questions met and first-attempt rate (0 and 0.5 for no topic)."""
+    abilities = topic_abilities(plan, learner.memory)
+
+    def standing(topic: str) -> tuple[float, float]:
+        a = abilities.get(topic)
+        return (a.met_share, a.rate) if a else (0.0, 0.5)
+
+    return standing
 
 
 def choose_next(
@@ -248,15 +257,20 @@ def choose_next(
         pool = list(plan.in_order)
     else:
         pool = list(plan.in_order_by_topic.get(learner.topic, ()))
+    left_out: list[str] = []  # what the pool leaves out of the bank's questions in order
     if len(pool) > 1 and learner.last_question_id in pool:
         pool.remove(learner.last_question_id)
+        left_out.append(learner.last_question_id)
     if not pool:
         return None
     memory = learner.memory
     if mode is QueueMode.RELEARN:
         # Two other questions between two asks of one: drop the last ones from the pool.
         recent = recently_answered(memory, s.relearn_spacing)
-        pool = [q for q in pool if q not in recent] or pool
+        spaced = [q for q in pool if q not in recent]
+        if spaced:
+            pool = spaced
+            left_out.extend(recent)
         again = to_relearn(memory, pool, now, s.relearn_criterion, s.relearn_give_up_misses)
         if again is not None:
             return Pick(again, Reason.RELEARN)
@@ -291,11 +305,12 @@ def choose_next(
         recall = recalls(memory, pool, now, g)
     else:
         g = memo.exponent(memory, plan.mean_chance)
-        recall = memo.recalls(plan, memory, pool, now, g)
+        whole = left_out if learner.topic is None else None
+        recall = memo.recalls(plan, memory, pool, now, g, left_out=whole)
     if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
-    due = list(compress(recall, map(target.__gt__, recall.values())))  # recall below target
+    due = [q for q, r in recall.items() if r < target]
     today = learner.today
     behind = today.new < _quota(sum(map(len, unmet.values())), learner, s)
     reviews_today = today.answered - today.new
@@ -329,7 +344,7 @@ def _most_urgent(
     if memo is not None:
         # The choice the flat tuples below make, with the same draws: the least (tier, share)
         # first, then among the questions that have it the least draw (the first of equals).
-        draws = list(islice(iter(rand, None), len(ranked)))  # one draw a question, in C
+        draws = [rand() for _ in ranked]
         urgency = memo.urgencies(ranked)
         tied = compress(range(len(ranked)), map(min(urgency).__eq__, urgency))
         return ranked[min(tied, key=draws.__getitem__)]
