@@ -147,12 +147,25 @@ class Question(Strict):
     @property
     def correct_indices(self) -> frozenset[int]:
         """Indices of the correct options."""
-        return frozenset(i for i, o in enumerate(self.options) if o.correct)
+        found = _KEYS.get(id(self))
+        if found is not None and found[0] is self:
+            return found[1]
+        if len(_KEYS) >= KEYS_KEPT:
+            _KEYS.clear()
+        key = frozenset(i for i, o in enumerate(self.options) if o.correct)
+        _KEYS[id(self)] = (self, key)
+        return key
 
     @property
     def select_count(self) -> int:
         """How many options a learner must pick."""
         return len(self.correct_indices)
+
+
+# Every answer grades against its question's key and every reply states how many options to
+# pick: computed once per question object (immutable; a shuffled copy is an object of its own).
+_KEYS: dict[int, tuple[Question, frozenset[int]]] = {}
+KEYS_KEPT = 16_384
 
 
 class Topic(Strict):

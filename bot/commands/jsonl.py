@@ -233,7 +233,7 @@ class JsonlSession:
             "user": user,
             "delivery": delivery_id,
             "correct": outcome.correct,
-            "correct_options": [p for p, o in enumerate(q.options) if o.correct],
+            "correct_options": sorted(q.correct_indices),  # positions as shown
             "chosen": sorted(outcome.chosen),
         }
         if status is AnswerStatus.ALREADY:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 from bot.bank.models import Question
 
@@ -24,13 +25,26 @@ class MisconceptionState:
     resolved_at: dt.datetime | None = None
 
 
-def tagged_options(question: Question) -> dict[str, frozenset[int]]:
+def tagged_options(question: Question) -> Mapping[str, frozenset[int]]:
     """Option indices of a question by the misconception they carry."""
+    found = _TAGGED.get(id(question))
+    if found is not None and found[0] is question:
+        return found[1]
+    if len(_TAGGED) >= TAGGED_KEPT:
+        _TAGGED.clear()
     tags: dict[str, set[int]] = {}
     for i, option in enumerate(question.options):
         if option.misconception is not None:
             tags.setdefault(option.misconception, set()).add(i)
-    return {m: frozenset(ix) for m, ix in tags.items()}
+    tagged = MappingProxyType({m: frozenset(ix) for m, ix in tags.items()})
+    _TAGGED[id(question)] = (question, tagged)
+    return tagged
+
+
+# Every answer asks which of its question's options carry a misconception: computed once per
+# question object (immutable; a shuffled copy is an object of its own).
+_TAGGED: dict[int, tuple[Question, Mapping[str, frozenset[int]]]] = {}
+TAGGED_KEPT = 16_384
 
 
 def after_answer(

@@ -140,6 +140,8 @@ def bank_check(
 _verdict = lru_cache(maxsize=256)(verdict)  # a pure function of a tally that rarely changes
 
 
+# A pure function of the time and zone: a simulated clock picks many times at one time.
+@lru_cache(maxsize=1024)
 def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
     """The learner's local date and its start in UTC."""
     zone = ZoneInfo(timezone)
@@ -210,22 +212,23 @@ def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:
     return None if question is None else delivery_from(record, question)
 
 
-# The Deliveries built last, by row: an answer (a button press, a jsonl answer) builds again
-# the delivery its question was asked with, an immutable value of the row and the question.
-_built: dict[DeliveryRecord, tuple[Question, Delivery]] = {}
+# The Deliveries built last, by row id: an answer (a button press, a jsonl answer) builds again
+# the delivery its question was asked with, an immutable value of the row and the question
+# (looked up by id, then the row compared: hashing a row's fourteen fields costs more).
+_built: dict[int, tuple[DeliveryRecord, Question, Delivery]] = {}
 BUILT_KEPT = 4096
 
 
 def delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     """A stored row with its question (file order): the one place a Delivery is built. The
     Delivery carries the question as shown, in the row's option order."""
-    found = _built.get(record)
-    if found is not None and found[0] is question:
-        return found[1]
+    found = _built.get(record.id)
+    if found is not None and found[1] is question and (found[0] is record or found[0] == record):
+        return found[2]
     if len(_built) >= BUILT_KEPT:
         _built.clear()
     delivery = _delivery_from(record, question)
-    _built[record] = (question, delivery)
+    _built[record.id] = (record, question, delivery)
     return delivery
 
 
