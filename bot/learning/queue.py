@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import compress, filterfalse
+from itertools import filterfalse
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
@@ -342,12 +342,11 @@ def _most_urgent(
     question, in `ranked` order, breaks ties. `memo`: the one `recall` came from."""
     rand = rng.random
     if memo is not None:
-        # The choice the flat tuples below make, with the same draws: the least (tier, share)
-        # first, then among the questions that have it the least draw (the first of equals).
+        # The choice the flat tuples below make, with the same draws: the least (tier, share),
+        # then the least draw, then the first of equals.
         draws = [rand() for _ in ranked]
         urgency = memo.urgencies(ranked)
-        tied = compress(range(len(ranked)), map(min(urgency).__eq__, urgency))
-        return ranked[min(tied, key=draws.__getitem__)]
+        return ranked[min(zip(urgency, draws, range(len(ranked)), strict=True))[2]]
     value, sure = plan.value, Confidence.SURE
     # One flat tuple per question (tier, share at risk, draw, position): what a key function
     # returning ((tier, share), draw) would order, without two calls a question. The position
