@@ -156,6 +156,9 @@ def micros(at: dt.datetime) -> int:
     return (at - _UNIX_EPOCH) // _MICROSECOND
 
 
+# A pure function (an immutable datetime out): a pick and its answer on a simulated clock that
+# did not move, or the requests of one batch, ask it of the same time.
+@lru_cache(maxsize=256)
 def from_timestamp(seconds: float) -> dt.datetime:
     """An aware UTC datetime from Unix seconds."""
     return dt.datetime.fromtimestamp(seconds, UTC)
