@@ -22,11 +22,15 @@ from bot.learning.memory import MemoryState
 class Coverage:
     """One learner's questions met, first attempts right and unmet questions, per topic."""
 
-    __slots__ = ("_abilities", "_met", "_overall", "_plan", "_right", "_seen", "_sizes", "_unmet")
+    __slots__ = (
+        "_abilities", "_keys", "_met", "_overall", "_plan", "_right", "_sizes", "_states",
+        "_unmet",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self._plan: Blueprint | None = None
-        self._seen: dict[str, MemoryState] = {}  # the states the counts below were taken of
+        self._keys: list[str] = []  # the questions and states the counts below were taken of
+        self._states: list[MemoryState] = []
         self._met: dict[str, int] = {}
         self._right: dict[str, int] = {}
         self._unmet: dict[str, list[str]] = {}
@@ -37,25 +41,23 @@ class Coverage:
     def sync(self, plan: Blueprint, memory: Mapping[str, MemoryState]) -> Coverage:
         """Take in the states that changed since the last sync (all of them for a new plan)."""
         if plan is not self._plan:
-            self._plan, self._seen = plan, {}
+            self._plan, self._keys, self._states = plan, [], []
             self._met = dict.fromkeys(plan.by_topic, 0)
             self._right = dict.fromkeys(plan.by_topic, 0)
             self._unmet = {t: list(ids) for t, ids in plan.in_order_by_topic.items()}
             self._sizes = {t: len(ids) for t, ids in plan.by_topic.items()}
             self._abilities = self._overall = None
-        seen = self._seen
-        states = list(memory.values())
+        keys, states, was = list(memory), list(memory.values()), self._states
         changed: list[tuple[str, MemoryState, MemoryState | None]]
-        same_keys = len(seen) == len(states) and list(seen) == list(memory)
-        if same_keys:
-            was = list(seen.values())
+        if keys == self._keys:
             moved = map(is_not, states, was)
-            changed = list(compress(zip(memory, states, was, strict=True), moved))
+            changed = list(compress(zip(keys, states, was, strict=True), moved))
         else:
-            get = seen.get
-            changed = [(q, s, get(q)) for q, s in memory.items() if get(q) is not s]
+            get = dict(zip(self._keys, was, strict=True)).get
+            pairs = zip(keys, states, strict=True)
+            changed = [(q, s, get(q)) for q, s in pairs if get(q) is not s]
             added = sum(old is None for _, _, old in changed)
-            if len(seen) + added != len(states):  # a state was dropped: count afresh
+            if len(was) + added != len(states):  # a state was dropped: count afresh
                 self._plan = None
                 return self.sync(plan, memory)
         topic_of, met, right, unmet = plan.topic_of, self._met, self._right, self._unmet
@@ -70,11 +72,7 @@ class Coverage:
             else:
                 right[topic] += state.first_correct - old.first_correct
             self._abilities = self._overall = None
-        if same_keys:
-            for q, state, _ in changed:
-                seen[q] = state
-        else:
-            self._seen = dict(memory)
+        self._keys, self._states = keys, states
         return self
 
     def abilities(self) -> dict[str, TopicAbility]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import filterfalse
@@ -155,7 +155,7 @@ def _prefer_other_topic(plan: Blueprint, ids: Sequence[str], last: str | None) -
 def _retest(
     plan: Blueprint,
     learner: Learner,
-    pool: Collection[str],
+    pool_ids: Iterable[str],
     now: dt.datetime,
     s: QueueSettings,
     rng: random.Random,
@@ -166,6 +166,9 @@ def _retest(
         for m in learner.misconceptions.values()
         if m.active and m.last_event_at < learner.today.start and now - m.last_event_at >= waited
     ]
+    if not due:
+        return None
+    pool = set(pool_ids)
     for m in sorted(due, key=lambda m: (m.last_event_at, m.misconception_id)):
         ids = [
             q
@@ -296,7 +299,7 @@ def choose_next(
     # memories last, its questions met and explained stay answered from memory, and the
     # exam share at risk (below) brings any of them back once it is being forgotten.
     if learner.misconceptions and not cover:
-        retest = _retest(plan, learner, set(pool), now, s, rng)
+        retest = _retest(plan, learner, pool, now, s, rng)
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
