@@ -23,12 +23,24 @@ def shuffled_order(question: Question, rng: random.Random) -> Order:
     n = len(question.options)
     if not question.shuffle:
         return tuple(range(n))
-    pinned = [i for i, o in enumerate(question.options) if o.pin]
-    free = [i for i in range(n) if i not in pinned]
+    found = _parts.get(id(question))
+    if found is None or found[0] is not question:
+        if len(_parts) >= CACHE_SIZE:
+            _parts.clear()
+        pinned = tuple(i for i, o in enumerate(question.options) if o.pin)
+        found = _parts[id(question)] = (question, pinned, [i for i in range(n) if i not in pinned])
+    _, pinned, kept = found
+    free = kept.copy()
     rng.shuffle(free)
     return (*free, *pinned)
 
 
+# A question's pinned options and the others, in file order, per question object (immutable):
+# every delivery of it shuffles the others.
+_parts: dict[int, tuple[Question, tuple[int, ...], list[int]]] = {}
+
+
+@lru_cache(maxsize=1 << 12)  # a few orders per question are in use at once
 def encode_order(order: Order) -> str:
     """Stored form: file indices in display order, comma-separated ('2,0,3,1')."""
     return ",".join(str(i) for i in order)
