@@ -6,10 +6,12 @@ or test rig sees: pipes, JSON both ways, the engine, a durable write per request
 session in process (no pipes, no process start); (c) with 100 users, the program driven by a
 client that pipelines: it sends the next request of every user, then reads the 100 replies, then
 sends the 100 answers (a notebook or test rig that plays many learners at once; the program
-serves what arrived together in one transaction). Users answer in turn, each question answered
-as its first `select` options. Each mode prints pairs per wall second and per CPU second of the
-program (the second depends less on what else runs on the machine). Target: (a) ≥ 2,000
-pairs/s.
+serves what arrived together in one transaction); (floor) client (a) against a program that
+only writes what the real one writes for each request, durably, and replies
+(tests/bench/jsonl_floor.py): what no program on this schema, in Python, can beat. Users
+answer in turn, each question answered as its first `select` options. Each mode prints pairs
+per wall second and per CPU second of the program (the second depends less on what else runs
+on the machine). Target: (a) ≥ 2,000 pairs/s.
 """
 
 from __future__ import annotations
@@ -57,14 +59,23 @@ def cpu_seconds(pid: int) -> float:
 Rate = tuple[float, float]  # pairs per wall second, pairs per CPU second of the program
 
 
-def as_process(users: int, pipelined: bool = False) -> Rate:
+PROGRAM = ["-m", "bot", "play", "--jsonl", "--seed", "1", "--clock", START]
+FLOOR = ["-m", "tests.bench.jsonl_floor", "bench.sqlite3"]
+
+
+def as_process(users: int, pipelined: bool = False, program: list[str] = PROGRAM) -> Rate:
     """Pairs per second through the real program's stdin and stdout (with `pipelined`, the
-    requests of all users sent before their replies are read)."""
+    requests of all users sent before their replies are read; `program`: another program's
+    arguments to Python, run in the temporary directory)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "QUIZBOT_DB": str(Path(tmp) / "bench.sqlite3")}
+        # The floor program is a module of this repository's tests, run from the temporary
+        # directory.
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         env.pop("QUIZBOT_QUESTIONS", None)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "play", "--jsonl", "--seed", "1", "--clock", START],
+            [sys.executable, *program],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -141,12 +152,15 @@ def main() -> None:
         process: list[Rate] = []
         inside: list[Rate] = []
         piped: list[Rate] = []
+        floor: list[Rate] = []
         for _ in range(REPS):
             process.append(as_process(users))
+            floor.append(as_process(users, program=FLOOR))
             inside.append(asyncio.run(in_process(users, catalog)))
             if users > 1:
                 piped.append(as_process(users, pipelined=True))
         spread(f"process, {users} user(s)   ", process)
+        spread(f"floor, {users} user(s)     ", floor)
         spread(f"in process, {users} user(s)", inside)
         if piped:
             spread(f"pipelined, {users} users    ", piped)
