@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.learning.blueprint import Blueprint
@@ -41,13 +41,6 @@ def topic_abilities(plan: Blueprint, memory: Mapping[str, MemoryState]) -> dict[
             continue
         met[topic] += 1
         right[topic] += state.first_correct
-    return abilities_of(plan, met, right)
-
-
-def abilities_of(
-    plan: Blueprint, met: Mapping[str, int], right: Mapping[str, int]
-) -> dict[str, TopicAbility]:
-    """`topic_abilities` from its counts per topic (questions met, first attempts right)."""
     overall = overall_rate(sum(met.values()), sum(right.values()))
     return {
         t: TopicAbility(
@@ -58,6 +51,20 @@ def abilities_of(
         )
         for t in plan.by_topic
     }
+
+
+def topic_standing(
+    plan: Blueprint, memory: Mapping[str, MemoryState]
+) -> Callable[[str], tuple[float, float]]:
+    """A topic's share of questions met and first-attempt rate (0 and 0.5 for a topic the
+    bank does not have), as `topic_abilities` gives them."""
+    abilities = topic_abilities(plan, memory)
+
+    def standing(topic: str) -> tuple[float, float]:
+        a = abilities.get(topic)
+        return (a.met_share, a.rate) if a else (0.0, 0.5)
+
+    return standing
 
 
 def overall_rate(met: int, right: int) -> float:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from itertools import compress
 from operator import is_not
 
-from bot.learning.ability import TopicAbility, abilities_of, overall_rate, topic_rate
+from bot.learning.ability import overall_rate, topic_rate
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import MemoryState
 
@@ -23,8 +23,7 @@ class Coverage:
     """One learner's questions met, first attempts right and unmet questions, per topic."""
 
     __slots__ = (
-        "_abilities", "_keys", "_met", "_overall", "_plan", "_right", "_sizes", "_states",
-        "_unmet",
+        "_keys", "_met", "_overall", "_plan", "_right", "_sizes", "_states", "_unmet",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -34,7 +33,6 @@ class Coverage:
         self._met: dict[str, int] = {}
         self._right: dict[str, int] = {}
         self._unmet: dict[str, list[str]] = {}
-        self._abilities: dict[str, TopicAbility] | None = None
         self._sizes: dict[str, int] = {}
         self._overall: float | None = None
 
@@ -46,7 +44,7 @@ class Coverage:
             self._right = dict.fromkeys(plan.by_topic, 0)
             self._unmet = {t: list(ids) for t, ids in plan.in_order_by_topic.items()}
             self._sizes = {t: len(ids) for t, ids in plan.by_topic.items()}
-            self._abilities = self._overall = None
+            self._overall = None
         keys, states, was = list(memory), list(memory.values()), self._states
         changed: list[tuple[str, MemoryState, MemoryState | None]]
         if keys == self._keys:
@@ -71,16 +69,9 @@ class Coverage:
                 unmet[topic].remove(q)
             else:
                 right[topic] += state.first_correct - old.first_correct
-            self._abilities = self._overall = None
+            self._overall = None
         self._keys, self._states = keys, states
         return self
-
-    def abilities(self) -> dict[str, TopicAbility]:
-        """What `ability.topic_abilities(plan, memory)` gives for the memory last synced."""
-        if self._abilities is None:
-            assert self._plan is not None
-            self._abilities = abilities_of(self._plan, self._met, self._right)
-        return self._abilities
 
     def standing(self, topic: str) -> tuple[float, float]:
         """A topic's `TopicAbility.met_share` and `rate` for the memory last synced, the same

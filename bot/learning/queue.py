@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import filterfalse
 
-from bot.learning.ability import topic_abilities
+from bot.learning.ability import topic_standing
 from bot.learning.blueprint import Blueprint
 from bot.learning.coverage_memo import Coverage
 from bot.learning.forgetting import QueueMode
@@ -214,7 +214,7 @@ def _new_question(
     rng: random.Random,
     coverage: Coverage | None = None,
 ) -> str:
-    standing = _standing(plan, learner) if coverage is None else coverage.standing
+    standing = topic_standing(plan, learner.memory) if coverage is None else coverage.standing
     # A topic's pull is the exam share one of its questions carries (weight / questions).
     per_question, mean_value = plan.pull, plan.mean_pull
     topics = sorted(unmet_in)
@@ -231,17 +231,6 @@ def _new_question(
     rng.shuffle(topics)
     topic = min(topics, key=lag)
     return rng.choice(unmet_in[topic])
-
-
-def _standing(plan: Blueprint, learner: Learner) -> Callable[[str], tuple[float, float]]:
-    """A topic's share of questions met and first-attempt rate (0 and 0.5 for no topic)."""
-    abilities = topic_abilities(plan, learner.memory)
-
-    def standing(topic: str) -> tuple[float, float]:
-        a = abilities.get(topic)
-        return (a.met_share, a.rate) if a else (0.0, 0.5)
-
-    return standing
 
 
 def choose_next(
