@@ -335,13 +335,9 @@ def _most_urgent(
     rand = rng.random
     if memo is not None:
         # The choice the flat tuples below make, with the same draws: the least (tier, share),
-        # then the least draw, then the first of equals. A least urgency that only one
-        # question has is the choice whatever the draws (drawn all the same).
+        # then the least draw, then the first of equals.
         draws = [rand() for _ in ranked]
         urgency = memo.urgencies(ranked)
-        least = min(urgency)
-        if urgency.count(least) == 1:
-            return ranked[urgency.index(least)]
         return ranked[min(zip(urgency, draws, range(len(ranked)), strict=True))[2]]
     value, sure = plan.value, Confidence.SURE
     # One flat tuple per question (tier, share at risk, draw, position): what a key function
