@@ -115,6 +115,7 @@ class PickMemo:
             self._plan, self._now_us, self._power = plan, now_us, power
             self._seen, self._recall, self._urgency = {}, {}, {}
             self._r_keys = []  # no state seen: all of them compared below
+            self._ordered = {}  # none either: an empty memory takes the same-keys path below
         seen, recall, urgency, value = self._seen, self._recall, self._urgency, plan.value
         keys, states = list(memory), list(memory.values())
         same_keys = keys == self._r_keys
