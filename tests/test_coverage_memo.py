@@ -16,6 +16,7 @@ from bot.learning.misconceptions import MisconceptionState, after_answer
 from bot.learning.pick_memo import PickMemo
 from bot.learning.queue import Learner, _unmet_by_topic, choose_next, today_from_memory
 from bot.learning.simulate.generated_bank import generate_bank
+from tests.memory_walks import memory_walk
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 
@@ -84,16 +85,7 @@ def test_coverage_and_recalls_are_the_same_after_any_change() -> None:
     ids = list(plan.in_order)
     topics = list(plan.in_order_by_topic)
     draws, memo = random.Random(22), PickMemo()
-    memory: dict[str, MemoryState] = {}
-    now = T0
-    for step in range(400):
-        qid = draws.choice(ids)
-        if step % 37 == 36 and memory:
-            memory.pop(draws.choice(list(memory)))  # a state dropped (a question withdrawn)
-        else:
-            now += dt.timedelta(hours=draws.choice([0, 0, 0, 3, 30]))
-            memory[qid] = review(memory.get(qid), Answer(qid, now, draws.random() < 0.5))
-        memory = dict(sorted(memory.items()))
+    for memory, now in memory_walk(ids, draws, 400, T0, drop_every=37):
         coverage = memo.coverage(plan, memory)
         abilities = topic_abilities(plan, memory)
         for t, a in abilities.items():

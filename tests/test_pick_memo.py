@@ -19,6 +19,7 @@ from bot.learning.memory import (
 from bot.learning.pick_memo import PickMemo
 from bot.learning.queue import Learner, choose_next, today_from_memory
 from bot.learning.simulate.generated_bank import generate_bank
+from tests.memory_walks import memory_walk
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 
@@ -74,13 +75,7 @@ def test_recalls_exponent_and_today_are_the_same_after_any_change() -> None:
     plan = Blueprint.of(generate_bank(n_questions=30, n_topics=3, seed=4))
     ids = list(plan.in_order)
     draws, memo = random.Random(5), PickMemo()
-    memory: dict[str, MemoryState] = {}
-    now = T0
-    for _ in range(300):
-        qid = draws.choice(ids)
-        now += dt.timedelta(hours=draws.choice([0, 0, 0, 3, 30]))
-        memory[qid] = review(memory.get(qid), Answer(qid, now, draws.random() < 0.5))
-        memory = dict(sorted(memory.items()))
+    for memory, now in memory_walk(ids, draws, 300, T0):
         g = forgetting_exponent(memory.values(), plan.mean_chance)
         assert memo.exponent(memory, plan.mean_chance) == g
         start = now.replace(hour=0, minute=0)
