@@ -23,6 +23,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage import learning_sql as lsql
+from bot.storage import memory_cache
 from bot.storage.db import Database, connect_sync
 from bot.storage.inline_db import InlineDatabase
 from bot.storage.memory_cache import MemoryCache
@@ -195,8 +196,10 @@ async def test_an_exam_date_set_meanwhile_is_read_again(
     assert (await compare(service, cache, 1)) == (True, True)
 
 
-async def replies(tmp_path: Path, name: str, db_kind: type[Database], cached: bool) -> list[Any]:
-    """A seeded conversation of 3 learners over simulated days; every reply."""
+async def replies(
+    tmp_path: Path, name: str, db_kind: type[Database], cached: bool, learners: int = 3
+) -> list[Any]:
+    """A seeded conversation of `learners` learners over simulated days; every reply."""
     catalog = Catalog({BANK: learning_bank()})
     async with db_kind(tmp_path / f"{name}.sqlite3") as db:
         clock = FakeClock(START)
@@ -213,7 +216,7 @@ async def replies(tmp_path: Path, name: str, db_kind: type[Database], cached: bo
         rng = random.Random(8)
         out: list[Any] = []
         for i in range(150):
-            user = 1 + rng.randrange(3)
+            user = 1 + rng.randrange(learners)
             q = await session.handle(json.dumps({"cmd": "next", "user": user}))
             chosen = sorted(rng.sample(range(len(q["options"])), q["select"]))
             req = {"cmd": "answer", "user": user, "delivery": q["delivery"], "chosen": chosen}
@@ -232,6 +235,25 @@ async def test_the_same_conversation_gets_the_same_replies_with_and_without_it(
     fast = await replies(tmp_path, "fast", InlineDatabase, cached=True)
     assert fast == plain
     assert sum(r["type"] == "verdict" for r in fast) == 150
+
+
+async def test_learners_past_the_bound_are_let_go_and_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(memory_cache, "KEPT_LEARNERS", 2)
+    kept: list[int] = []
+    memory_states = MemoryCache.memory_states
+
+    def counted(self: MemoryCache, conn: sqlite3.Connection, user_id: int, bank_id: str) -> Any:
+        found = memory_states(self, conn, user_id, bank_id)
+        kept.append(len(self._learners))
+        return found
+
+    monkeypatch.setattr(MemoryCache, "memory_states", counted)
+    plain = await replies(tmp_path, "plain", Database, cached=False, learners=5)
+    fast = await replies(tmp_path, "fast", InlineDatabase, cached=True, learners=5)
+    assert fast == plain
+    assert max(kept) == 2
 
 
 def _rows(path: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -52,6 +52,10 @@ from bot.storage.practice_sql import DeliveryRecord
 UserArgs = tuple[int, str, str | None, str | None, float]  # what an upsert writes, and when
 UserRow = tuple[UserArgs, sql.UserPrefs, bool]  # the last upsert, its prefs and confidence
 KEPT_DELIVERIES = 10_000  # deliveries recorded and kept for their answer; older are read
+# Learners kept; past it the one kept longest is let go (read again at its next pick). A kept
+# learner holds its memory states and its pick memo: some tens of KB on a 2,000-question bank,
+# so a run playing a hundred thousand learners stays within a few hundred MB.
+KEPT_LEARNERS = 10_000
 
 
 @dataclass(slots=True)
@@ -175,6 +179,9 @@ class MemoryCache:
         key = (user_id, bank_id)
         learner = self._learners.get(key)
         if learner is None:
+            if len(self._learners) >= KEPT_LEARNERS:
+                # What is pending for it is skipped when committed: it is read again anyway.
+                del self._learners[next(iter(self._learners))]
             learner = self._learners[key] = _Learner(lsql.memory_states(conn, user_id, bank_id))
         elif learner.stale:
             memory, added = learner.memory, False
