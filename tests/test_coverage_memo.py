@@ -14,9 +14,9 @@ from bot.learning.forgetting import QueueMode
 from bot.learning.memory import Answer, Confidence, MemoryState, recalls, review
 from bot.learning.misconceptions import MisconceptionState, after_answer
 from bot.learning.pick_memo import PickMemo
-from bot.learning.queue import Learner, _unmet_by_topic, choose_next, today_from_memory
+from bot.learning.queue import Learner, _unmet_by_topic, today_from_memory
 from bot.learning.simulate.generated_bank import generate_bank
-from tests.memory_walks import memory_walk
+from tests.memory_walks import memory_walk, pick_twice
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 
@@ -58,13 +58,7 @@ def test_several_learners_pick_the_same_with_and_without_the_memo() -> None:
             last_question_id=p.last,
         )
         mode = draws.choice(list(QueueMode))
-        state = rng.getstate()
-        plain = choose_next(plan, learner, now, rng, mode=mode)
-        after = rng.random()
-        rng.setstate(state)
-        kept = choose_next(plan, dataclasses.replace(learner, memo=p.memo), now, rng, mode=mode)
-        if (plain, after) != (kept, rng.random()):
-            differ.append((plain, kept))
+        kept = pick_twice(plan, learner, p.memo, now, rng, mode, differ)
         if kept is None:
             continue
         qid = p.last = kept.question_id

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import random
 
@@ -17,9 +16,9 @@ from bot.learning.memory import (
     review,
 )
 from bot.learning.pick_memo import PickMemo
-from bot.learning.queue import Learner, choose_next, today_from_memory
+from bot.learning.queue import Learner, today_from_memory
 from bot.learning.simulate.generated_bank import generate_bank
-from tests.memory_walks import memory_walk
+from tests.memory_walks import memory_walk, pick_twice
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 
@@ -48,13 +47,7 @@ def _picks(seed: int, mode: QueueMode) -> tuple[list[tuple[object, float]], int]
             exam_date=None,
             last_question_id=last,
         )
-        state = rng.getstate()
-        plain = choose_next(plan, learner, now, rng, mode=mode)
-        after = rng.random()
-        rng.setstate(state)
-        kept = choose_next(plan, dataclasses.replace(learner, memo=memo), now, rng, mode=mode)
-        if (plain, after) != (kept, rng.random()):
-            differ.append((plain, kept))
+        kept = pick_twice(plan, learner, memo, now, rng, mode, differ)
         assert kept is not None
         reviews += kept.question_id in memory
         qid = last = kept.question_id

@@ -3,7 +3,6 @@ clock goes back: it picks as the queue does without it."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import random
 
@@ -15,6 +14,7 @@ from bot.learning.misconceptions import MisconceptionState, after_answer
 from bot.learning.pick_memo import PickMemo
 from bot.learning.queue import Learner, choose_next, today_from_memory
 from bot.learning.simulate.generated_bank import generate_bank
+from tests.memory_walks import pick_twice
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 
@@ -118,13 +118,7 @@ def test_a_memo_kept_across_reloads_drops_and_a_clock_going_back_picks_as_withou
             last_question_id=last,
         )
         mode = draws.choice(list(QueueMode))
-        state = rng.getstate()
-        plain = choose_next(plan, learner, now, rng, mode=mode)
-        after = rng.random()
-        rng.setstate(state)
-        kept = choose_next(plan, dataclasses.replace(learner, memo=memo), now, rng, mode=mode)
-        if (plain, after) != (kept, rng.random()):
-            differ.append((plain, kept))
+        kept = pick_twice(plan, learner, memo, now, rng, mode, differ)
         if kept is None:
             continue
         last, question = kept.question_id, bank.questions[kept.question_id]
