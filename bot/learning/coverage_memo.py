@@ -11,12 +11,10 @@ compute afresh. States are told apart by identity (a state is immutable).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import compress
-from operator import is_not
 
 from bot.learning.ability import overall_rate, topic_rate
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import MemoryState
+from bot.learning.memory import MemoryState, replaced
 
 
 class Coverage:
@@ -48,8 +46,7 @@ class Coverage:
         keys, states, was = list(memory), list(memory.values()), self._states
         changed: list[tuple[str, MemoryState, MemoryState | None]]
         if keys == self._keys:
-            moved = map(is_not, states, was)
-            changed = list(compress(zip(keys, states, was, strict=True), moved))
+            changed = list(replaced(zip(keys, states, was, strict=True), states, was))
         else:
             get = dict(zip(self._keys, was, strict=True)).get
             pairs = zip(keys, states, strict=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from itertools import compress
+from operator import is_not
+from typing import Any, TypeVar
 
 from fsrs import Card, Rating, Scheduler, State
 
@@ -149,6 +151,18 @@ class MemoryState:
 
 _UNIX_EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = dt.timedelta(microseconds=1)
+
+
+T = TypeVar("T")
+
+
+def replaced(
+    items: Iterable[T], states: Sequence[MemoryState], before: Sequence[MemoryState]
+) -> Iterator[T]:
+    """The items at the positions where `states` holds another object than `before` (a state
+    is immutable: the same object is the same state), for memos that take in only what changed
+    between two reads of one learner's states, key for key."""
+    return compress(items, map(is_not, states, before))
 
 
 def micros(at: dt.datetime) -> int:

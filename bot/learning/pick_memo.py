@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
-from itertools import compress
-from operator import is_not
 
 from bot.learning.blueprint import Blueprint
 from bot.learning.coverage_memo import Coverage
-from bot.learning.memory import Confidence, MemoryState, forgetting_exponent, micros, recall_at
+from bot.learning.memory import (
+    Confidence,
+    MemoryState,
+    forgetting_exponent,
+    micros,
+    recall_at,
+    replaced,
+)
 
 Urgency = tuple[int, float]  # review tier, then minus the exam share at risk
 FEW_ABSENT = 8  # met questions outside the pool taken out one by one (more: the pool walked)
@@ -67,7 +72,7 @@ class PickMemo:
         if start_us == self._t_start and keys == self._t_keys:
             old = self._t_states
             answered, new = self._t_counts
-            for now, was in compress(zip(states, old, strict=True), map(is_not, states, old)):
+            for now, was in replaced(zip(states, old, strict=True), states, old):
                 if was.last_us >= start_us:
                     answered, new = answered - 1, new - (was.reps == 1)
                 if now.last_us >= start_us:
@@ -89,7 +94,7 @@ class PickMemo:
         if chance == self._g_chance and keys == self._g_keys:
             # The exponent reads three fields of each state, summed in this order: where every
             # state that changed kept them, the sums and the exponent are the same.
-            changed = compress(zip(states, old, strict=True), map(is_not, states, old))
+            changed = replaced(zip(states, old, strict=True), states, old)
             if all(_same_evidence(new, was) for new, was in changed):
                 self._g_states = states
                 return self._g
@@ -122,7 +127,7 @@ class PickMemo:
         changed: list[tuple[str, MemoryState]]
         if same_keys:
             was = self._r_states
-            changed = list(compress(zip(keys, states, strict=True), map(is_not, states, was)))
+            changed = list(replaced(zip(keys, states, strict=True), states, was))
         else:
             known = seen.get
             changed = [(q, s) for q, s in zip(keys, states, strict=True) if known(q) is not s]
