@@ -243,7 +243,7 @@ def register(sub: Any) -> None:
     )
     page_cmd.add_argument("files", nargs="+", type=Path, metavar="FILE")
     _import_options(page_cmd)
-    _topic_map_option(page_cmd, "pages whose title says", "Deployment=optimization-deployment")
+    _topic_map_option(page_cmd, "pages whose title says", "Deployment=model-deployment")
     page_cmd.add_argument(
         "--difficulty", choices=("easy", "medium", "hard"), help="default: medium"
     )
