@@ -101,3 +101,49 @@ async def test_reload_refuses_a_folder_without_banks(tmp_path: Path) -> None:
     outcome = await reload_catalog(catalog, [tmp_path / "nowhere"])
     assert not outcome.ok and outcome.problems
     assert len(catalog.banks["demo"].questions) == 5
+
+
+async def test_reload_names_topics_added_removed_renamed_and_questions_moved(
+    tmp_path: Path,
+) -> None:
+    q = sample_bank.question
+    before = sample_bank.bank(
+        [q("a1", "alpha"), q("a2", "alpha"), q("b1", "beta"), q("c1", "gamma"), q("c2", "gamma")]
+    )
+    catalog = Catalog({"demo": before})
+    # alpha splits (a2 to the new delta), beta becomes epsilon whole, gamma stays.
+    after = sample_bank.bank(
+        [q("a1", "alpha"), q("a2", "delta"), q("b1", "epsilon"), q("c1", "gamma"), q("c2", "gamma")],
+        topics=("alpha", "gamma", "delta", "epsilon"),
+    )
+    root = write_bank(tmp_path / "banks", after)
+    outcome = await reload_catalog(catalog, [root])
+    assert outcome.ok
+    (change,) = outcome.topics
+    assert change.added == ["delta"] and change.removed == [] and change.renamed == [
+        "beta → epsilon"
+    ]
+    assert change.moved == {("alpha", "delta"): 1}
+    assert "1 question(s) moved between topics (alpha → delta 1)" in outcome.summary()
+    assert "topics added: delta" in outcome.summary()
+
+    # A topic that goes with its questions is removed; one whose name changes is renamed.
+    renamed = Catalog({"demo": after})
+    meta = after.meta.model_copy(
+        update={"topics": [t if t.id != "gamma" else t.model_copy(update={"name": "G"})
+                           for t in after.meta.topics]}
+    )
+    second = write_bank(tmp_path / "banks2", after.model_copy(update={"meta": meta}))
+    outcome = await reload_catalog(renamed, [second])
+    assert outcome.topic_lines() == ["demo: renamed: Gamma → G"]
+
+
+async def test_reload_reply_lists_topic_changes(tmp_path: Path) -> None:
+    async with running_bot(tmp_path, QUIZBOT_ADMINS="42") as h:
+        ids = sorted(question_ids(h))
+        moved = [sample_bank.question(qid, "beta") for qid in ids]
+        root = write_bank(tmp_path / "banks", sample_bank.bank(moved, topics=("alpha", "beta")))
+        h.services.settings.questions[:] = [root]
+        reply = await reload_as(h, ADMIN, ADMIN_CHAT)
+        assert "question(s) moved between topics (alpha → beta" in reply
+        assert "keep the topic they were given in" in reply

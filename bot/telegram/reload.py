@@ -36,16 +36,80 @@ class ReloadOutcome:
     removed: int = 0
     changed: int = 0  # stem, options or key edited (answers on screen are not misgraded)
     problems: list[str] = field(default_factory=list)
+    topics: list[TopicChanges] = field(default_factory=list)  # banks whose topics changed
+
+    def topic_lines(self) -> list[str]:
+        """One line per bank whose topics or question-to-topic filing changed."""
+        return [line for t in self.topics if (line := t.line())]
 
     def summary(self) -> str:
         """One line for the log."""
         if not self.ok:
             return f"reload refused: {len(self.problems)} problem(s), the old banks stay"
         banks = ", ".join(f"{b} ({n})" for b, n in self.banks.items())
-        return (
+        text = (
             f"reloaded {banks}: {self.added} question(s) added, {self.removed} removed, "
             f"{self.changed} changed"
         )
+        return "; ".join([text, *self.topic_lines()])
+
+
+@dataclass
+class TopicChanges:
+    """How one bank's topics changed in a reload: topics added, removed, renamed (same id with
+    a new name, or an id whose every question went to one new id), and questions filed under
+    another topic (the answers given before keep the topic they were given in)."""
+
+    bank_id: str
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)  # "old → new" (ids or names)
+    moved: dict[tuple[str, str], int] = field(default_factory=dict)  # (from, to) -> questions
+
+    def line(self) -> str:
+        """What changed, for the log and the admin's reply ('' when nothing did)."""
+        parts = []
+        if self.added:
+            parts.append("topics added: " + ", ".join(self.added))
+        if self.removed:
+            parts.append("topics removed: " + ", ".join(self.removed))
+        if self.renamed:
+            parts.append("renamed: " + ", ".join(self.renamed))
+        if self.moved:
+            n = sum(self.moved.values())
+            pairs = ", ".join(f"{a} → {b} {k}" for (a, b), k in sorted(self.moved.items()))
+            parts.append(f"{n} question(s) moved between topics ({pairs})")
+        return f"{self.bank_id}: " + "; ".join(parts) if parts else ""
+
+
+def topic_changes(old: Bank, new: Bank) -> TopicChanges:
+    """What a reload does to one bank's topics and to the filing of the questions kept."""
+    names_old = {t.id: t.name for t in old.meta.topics}
+    names_new = {t.id: t.name for t in new.meta.topics}
+    moved: dict[tuple[str, str], int] = {}
+    for qid, q in new.questions.items():
+        before = old.questions.get(qid)
+        if before is not None and before.topic != q.topic:
+            moved[(before.topic, q.topic)] = moved.get((before.topic, q.topic), 0) + 1
+    gone = [t for t in names_old if t not in names_new]
+    fresh = [t for t in names_new if t not in names_old]
+    renamed = [
+        f"{names_old[t]} → {names_new[t]}"
+        for t in names_old
+        if t in names_new and names_old[t] != names_new[t]
+    ]
+    # An id whose kept questions all went to one new id, which took no others: a new id.
+    for t in list(gone):
+        targets = {b for (a, b) in moved if a == t}
+        if len(targets) == 1 and (b := targets.pop()) in fresh:
+            if all(a == t for (a, bb) in moved if bb == b) and not any(
+                q.topic == b and q.id not in old.questions for q in new.questions.values()
+            ):
+                renamed.append(f"{t} → {b}")
+                gone.remove(t)
+                fresh.remove(b)
+                del moved[(t, b)]
+    return TopicChanges(new.id, fresh, gone, renamed, moved)
 
 
 def _keys(banks: Mapping[str, Bank]) -> set[tuple[str, str]]:
@@ -65,6 +129,7 @@ async def reload_catalog(
     else:
         old, new = _keys(catalog.banks), _keys(result.banks)
         before = {key: catalog.version(*key) for key in old & new}
+        previous = dict(catalog.banks)
         # The swap is one assignment on the event loop: a handler sees the old or the new set,
         # never a mix.
         catalog.replace(result.banks)
@@ -74,6 +139,12 @@ async def reload_catalog(
             added=len(new - old),
             removed=len(old - new),
             changed=sum(catalog.version(*key) != v for key, v in before.items()),
+            topics=[
+                c
+                for bank_id, bank in result.banks.items()
+                if (was := previous.get(bank_id)) is not None
+                and (c := topic_changes(was, bank)).line()
+            ],
         )
     if outcome.ok:
         log.info("%s", outcome.summary())

@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 NOT_ADMIN = "Sorry, only the bot's operators can reload the question banks."
 RELOADED = (
     "✅ <b>Question banks reloaded</b>\n{banks}\n"
-    "{added} question(s) added, {removed} removed, {changed} changed."
+    "{added} question(s) added, {removed} removed, {changed} changed.{topics}"
 )
+TOPICS_NOTE = "\nAnswers given before a question moved keep the topic they were given in."
 REFUSED = (
     "⚠️ <b>Reload refused</b>: {count} problem(s) found, the banks in use stay as they were.\n"
     "<pre>{problems}</pre>{more}"
@@ -42,8 +43,16 @@ async def reload_command(update: Update, context: QuizContext) -> None:
     outcome = await reload_services(services)
     if outcome.ok:
         banks = "\n".join(f"• {esc(b)}: {n} question(s)" for b, n in outcome.banks.items())
+        lines = outcome.topic_lines()
+        topics = "".join(f"\n• {esc(line)}" for line in lines)
+        if any(t.moved for t in outcome.topics):
+            topics += TOPICS_NOTE
         text = RELOADED.format(
-            banks=banks, added=outcome.added, removed=outcome.removed, changed=outcome.changed
+            banks=banks,
+            added=outcome.added,
+            removed=outcome.removed,
+            changed=outcome.changed,
+            topics=topics,
         )
     else:
         shown = outcome.problems[:SHOWN_PROBLEMS]
