@@ -181,8 +181,29 @@ class Misconception(Strict):
 
 
 class MockExam(Strict):
+    """The full mock exam: `questions` in `minutes`. A short mock is a quarter of it at the same
+    pace. An exam that asks a range of questions (NCP-GENL: 60-70 in 120 minutes) is mocked at
+    its upper end, the tightest pace, with `min_questions` recording the lower one."""
+
     questions: Annotated[int, Field(ge=1, le=500)]
     minutes: Annotated[int, Field(ge=1, le=600)]
+    min_questions: Annotated[
+        int | None,
+        Field(
+            default=None,
+            ge=1,
+            le=500,
+            description="The fewest questions the real exam may ask (it asks this to `questions`).",
+        ),
+    ] = None
+
+    @model_validator(mode="after")
+    def _check_range(self) -> Self:
+        if self.min_questions is not None and self.min_questions > self.questions:
+            raise ValueError(
+                f"min_questions ({self.min_questions}) is above questions ({self.questions})"
+            )
+        return self
 
 
 class BankMeta(Strict):
