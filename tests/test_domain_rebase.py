@@ -49,7 +49,7 @@ QUESTIONS = {
     "rag-context-ordering": ("rag-agents", "prompt-engineering"),
     "rag-diagnose-retrieval-vs-generation": ("rag-agents", "evaluation"),
     "rag-mcp-tool-poisoning": ("rag-agents", "safety-ethics-compliance"),
-    "deploy-kv-cache-sizing": ("optimization-deployment", "gpu-acceleration"),
+    "deploy-kv-cache-sizing": ("optimization-deployment", "llm-architecture"),
     "deploy-awq-vs-gptq": ("optimization-deployment", "model-optimization"),
     "deploy-paged-kv-cache": ("optimization-deployment", "model-optimization"),
     "deploy-autoscaling-cold-start": ("optimization-deployment", "model-deployment"),

@@ -24,7 +24,7 @@ INSERT INTO genl_moves (question_id, old_topic, new_topic) VALUES
     ('deploy-fp8-prefill-bound', 'optimization-deployment', 'model-optimization'),
     ('deploy-greedy-nondeterminism', 'optimization-deployment', 'model-deployment'),
     ('deploy-kv-cache-fp8', 'optimization-deployment', 'model-optimization'),
-    ('deploy-kv-cache-sizing', 'optimization-deployment', 'gpu-acceleration'),
+    ('deploy-kv-cache-sizing', 'optimization-deployment', 'llm-architecture'),
     ('deploy-multi-lora-serving', 'optimization-deployment', 'model-deployment'),
     ('deploy-paged-attention-shared-prompt', 'optimization-deployment', 'model-optimization'),
     ('deploy-paged-kv-cache', 'optimization-deployment', 'model-optimization'),
