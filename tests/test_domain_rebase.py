@@ -74,7 +74,8 @@ def write_bank(folder: Path, topics: dict[str, int], layout: int) -> Bank:
         "topics:",
     ]
     for tid, weight in topics.items():
-        lines += [f"  - id: {tid}", f"    name: {tid.replace('-', ' ').title()}", f"    weight: {weight}"]
+        name = tid.replace("-", " ").title()
+        lines += [f"  - id: {tid}", f"    name: {name}", f"    weight: {weight}"]
     (folder / "bank.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     for qid, pair in QUESTIONS.items():
         body = {
@@ -156,9 +157,7 @@ def test_history_on_the_old_topics_reads_the_same_on_the_ten_domains(
     conn.execute("DELETE FROM answers WHERE id = ?", (first,))
 
     memory_before = rows(conn, "SELECT * FROM memory_states")
-    totals_before = {
-        u: practice_sql.bank_totals(conn, u)[0] for u in (ALICE, BOB)
-    }
+    totals_before = {u: practice_sql.bank_totals(conn, u)[0] for u in (ALICE, BOB)}
     answers_before = rows(conn, "SELECT id, question_id, correct, answered_at FROM answers")
 
     assert apply_migrations(conn) == ["0018_ncp_genl_domains"]

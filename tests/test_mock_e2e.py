@@ -38,11 +38,11 @@ def test_short_mock_exam_to_result_chart_and_review(tmp_path: Path) -> None:
         menu = server.wait_for(lambda a: a.my_commands({"type": "all_private_chats"}))
         assert {"mock", "ready"} <= {c["command"] for c in menu}
         api.push_update(factories.command("/mock short", MIA, MIA_CHAT))
-        screen = server.wait_for(lambda a: latest_with(a, "Question 1/15 · 23 min left"))
+        screen = server.wait_for(lambda a: latest_with(a, "Question 1/18 · 31 min left"))
         api.push_update(factories.callback(keyboard(screen)["A"], MIA, screen))
         # Ticked either way; a "select two" question is not answered with one letter.
         server.wait_for(lambda a: "☑️ A." in a.message(7101, screen["message_id"])["text"])
-        answered = int("Answered 1/15" in api.message(MIA["id"], screen["message_id"])["text"])
+        answered = int("Answered 1/18" in api.message(MIA["id"], screen["message_id"])["text"])
         api.push_update(factories.callback(keyboard(screen)["🏁 Finish"], MIA, screen))
         server.wait_for(
             lambda a: "Finish the exam?" in a.message(7101, screen["message_id"])["text"]
@@ -59,6 +59,6 @@ def test_short_mock_exam_to_result_chart_and_review(tmp_path: Path) -> None:
         server.wait_for(lambda a: latest_with(a, "Mistake 1/"))
         assert bot.stop() == 0
     with sqlite3.connect(bot.db) as conn:
-        assert conn.execute("SELECT status, size FROM mock_exams").fetchall() == [("finished", 15)]
+        assert conn.execute("SELECT status, size FROM mock_exams").fetchall() == [("finished", 18)]
         (answers,) = conn.execute("SELECT COUNT(*) FROM answers").fetchone()
     assert answers == answered

@@ -113,16 +113,22 @@ async def test_reload_names_topics_added_removed_renamed_and_questions_moved(
     catalog = Catalog({"demo": before})
     # alpha splits (a2 to the new delta), beta becomes epsilon whole, gamma stays.
     after = sample_bank.bank(
-        [q("a1", "alpha"), q("a2", "delta"), q("b1", "epsilon"), q("c1", "gamma"), q("c2", "gamma")],
+        [
+            q("a1", "alpha"),
+            q("a2", "delta"),
+            q("b1", "epsilon"),
+            q("c1", "gamma"),
+            q("c2", "gamma"),
+        ],
         topics=("alpha", "gamma", "delta", "epsilon"),
     )
     root = write_bank(tmp_path / "banks", after)
     outcome = await reload_catalog(catalog, [root])
     assert outcome.ok
     (change,) = outcome.topics
-    assert change.added == ["delta"] and change.removed == [] and change.renamed == [
-        "beta → epsilon"
-    ]
+    assert (
+        change.added == ["delta"] and change.removed == [] and change.renamed == ["beta → epsilon"]
+    )
     assert change.moved == {("alpha", "delta"): 1}
     assert "1 question(s) moved between topics (alpha → delta 1)" in outcome.summary()
     assert "topics added: delta" in outcome.summary()
@@ -130,8 +136,12 @@ async def test_reload_names_topics_added_removed_renamed_and_questions_moved(
     # A topic that goes with its questions is removed; one whose name changes is renamed.
     renamed = Catalog({"demo": after})
     meta = after.meta.model_copy(
-        update={"topics": [t if t.id != "gamma" else t.model_copy(update={"name": "G"})
-                           for t in after.meta.topics]}
+        update={
+            "topics": [
+                t if t.id != "gamma" else t.model_copy(update={"name": "G"})
+                for t in after.meta.topics
+            ]
+        }
     )
     second = write_bank(tmp_path / "banks2", after.model_copy(update={"meta": meta}))
     outcome = await reload_catalog(renamed, [second])

@@ -193,7 +193,9 @@ class MockExam(Strict):
             default=None,
             ge=1,
             le=500,
-            description="The fewest questions the real exam may ask (it asks this to `questions`).",
+            description=(
+                "The fewest questions the real exam may ask (it asks this to `questions`)."
+            ),
         ),
     ] = None
 

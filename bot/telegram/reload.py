@@ -101,14 +101,16 @@ def topic_changes(old: Bank, new: Bank) -> TopicChanges:
     # An id whose kept questions all went to one new id, which took no others: a new id.
     for t in list(gone):
         targets = {b for (a, b) in moved if a == t}
-        if len(targets) == 1 and (b := targets.pop()) in fresh:
-            if all(a == t for (a, bb) in moved if bb == b) and not any(
-                q.topic == b and q.id not in old.questions for q in new.questions.values()
-            ):
-                renamed.append(f"{t} → {b}")
-                gone.remove(t)
-                fresh.remove(b)
-                del moved[(t, b)]
+        if (
+            len(targets) == 1
+            and (b := targets.pop()) in fresh
+            and all(a == t for (a, bb) in moved if bb == b)
+            and not any(q.topic == b and q.id not in old.questions for q in new.questions.values())
+        ):
+            renamed.append(f"{t} → {b}")
+            gone.remove(t)
+            fresh.remove(b)
+            del moved[(t, b)]
     return TopicChanges(new.id, fresh, gone, renamed, moved)
 
 
