@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from bot.bank.models import Bank, BankMeta, Question
 
+# The ten NCP-GENL domains and the weights NVIDIA publishes for them.
+NCP_GENL_WEIGHTS = {
+    "model-optimization": 17,
+    "gpu-acceleration": 14,
+    "prompt-engineering": 13,
+    "fine-tuning": 13,
+    "data-preparation": 9,
+    "model-deployment": 9,
+    "evaluation": 7,
+    "production-monitoring": 7,
+    "llm-architecture": 6,
+    "safety-ethics-compliance": 5,
+}
+
 
 def question(
     qid: str,

@@ -20,6 +20,7 @@ from bot.storage import learning_sql, practice_sql
 from bot.storage.db import connect_sync
 from bot.storage.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
+from tests.sample_bank import NCP_GENL_WEIGHTS
 
 T0 = 1_780_000_000.0
 OLD_TOPICS = {
@@ -31,18 +32,7 @@ OLD_TOPICS = {
     "data-preparation": 12,
     "prompt-engineering": 12,
 }
-NEW_TOPICS = {
-    "model-optimization": 17,
-    "gpu-acceleration": 14,
-    "prompt-engineering": 13,
-    "fine-tuning": 13,
-    "data-preparation": 9,
-    "model-deployment": 9,
-    "evaluation": 7,
-    "production-monitoring": 7,
-    "llm-architecture": 6,
-    "safety-ethics-compliance": 5,
-}
+NEW_TOPICS = NCP_GENL_WEIGHTS
 # question id: (old topic, new topic), as the re-base moved them.
 QUESTIONS = {
     "rag-hybrid-exact-identifiers": ("rag-agents", "model-deployment"),

@@ -13,18 +13,7 @@ from bot.mock.blueprint import Draw, apportion, draw, plan
 from bot.mock.models import ExamKind
 from tests import sample_bank
 
-WEIGHTS = {
-    "model-optimization": 17,
-    "gpu-acceleration": 14,
-    "prompt-engineering": 13,
-    "fine-tuning": 13,
-    "data-preparation": 9,
-    "model-deployment": 9,
-    "evaluation": 7,
-    "production-monitoring": 7,
-    "llm-architecture": 6,
-    "safety-ethics-compliance": 5,
-}
+WEIGHTS = sample_bank.NCP_GENL_WEIGHTS
 FULL, MINUTES, MOCKS = 70, 120, 5
 
 
