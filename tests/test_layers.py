@@ -20,7 +20,6 @@ BOT = Path(__file__).resolve().parent.parent / "bot"
 # ordered so that learning < mock < analysis (a later one may use an earlier one).
 RANKS: dict[str, int] = {
     "bot.bank": 0,
-    "bot.bank.commands": 60,  # the bank's subcommands of the CLI
     "bot.domain": 10,
     "bot.learning": 11,
     "bot.mock": 12,

@@ -6,20 +6,16 @@ import argparse
 import asyncio
 import datetime as dt
 import sys
-import textwrap
 from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.commands.terminal import AGAIN_NOTE, TERMINAL_USER, wrap
 from bot.domain.kinds import Source
-from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
+from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
 from bot.practice.service import PracticeService
 from bot.storage.db import Database, DatabaseUnavailable
-from bot.telegram.views import texts
-
-TERMINAL_USER = Learner(id=0, first_name="terminal")
-WIDTH = 88
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,13 +95,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     except DatabaseUnavailable as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
-
-
-def wrap(text: str, first: str = "", rest: str = "") -> str:
-    """Fill text to the terminal width, first line after a label, later ones indented."""
-    return textwrap.fill(
-        " ".join(text.split()), WIDTH, initial_indent=first, subsequent_indent=rest
-    )
 
 
 def show_question(bank: Bank, q: Question, out: TextIO) -> None:
@@ -189,7 +178,7 @@ async def play(
                 return 0
             q = delivery.question
             if delivery.again:
-                print(f"\n🔁 {texts.AGAIN_NOTE}", file=out)
+                print(f"\n🔁 {AGAIN_NOTE}", file=out)
             show_question(bank, q, out)
             while True:
                 line = stdin.readline()

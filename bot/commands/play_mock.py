@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS
-from bot.commands.play import TERMINAL_USER, wrap
+from bot.commands.terminal import TERMINAL_USER, wrap
 from bot.mock.exam import shown_options
 from bot.mock.models import ExamKind
 from bot.mock.scoring import MockResult

@@ -16,14 +16,13 @@ from bot.bank.models import Question
 from bot.mock import exam as moves
 from bot.mock.blueprint import TooSmall, draw, plan
 from bot.mock.exam import ExamError, Pending
-from bot.mock.models import Exam, ExamKind, ExamStatus
+from bot.mock.models import Exam, ExamKind, ExamStatus, MockSummary
 from bot.mock.scoring import GradedAnswer, MockResult, graded_answers, score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.mock_models import MockReply, MockStatus, ReviewEntry
 from bot.storage import mock_sql, practice_sql
 from bot.storage.db import Database
-from bot.storage.mock_sql import MockSummary
 
 # Runs inside the transaction that submits an exam, so the answers are recorded exactly once
 # with it; the default writes them into deliveries/answers (source 'mock').

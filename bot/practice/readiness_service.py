@@ -22,14 +22,13 @@ from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer, MemoryState, from_timestamp, replay_all
 from bot.learning.readiness import MockResult as MockEvidence
 from bot.learning.readiness import Readiness, readiness
-from bot.mock.models import ExamStatus
+from bot.mock.models import ExamStatus, MockSummary
 from bot.mock.scoring import score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.storage import history_sql, learning_sql, mock_sql, practice_sql
 from bot.storage.db import Database
 from bot.storage.history_sql import AnswerRow
-from bot.storage.mock_sql import MockSummary
 
 CHART_DAYS = 30
 MOCKS_LISTED = 5

@@ -67,11 +67,6 @@ def item_report(conn: sqlite3.Connection, bank: Bank, min_n: int = DEFAULT_MIN_N
     return analyse(bank, question_responses(conn, bank.id), min_n)
 
 
-def answered_banks(conn: sqlite3.Connection) -> list[str]:
-    """Ids of the banks that have answers."""
-    return [row[0] for row in conn.execute("SELECT DISTINCT bank_id FROM answers ORDER BY 1")]
-
-
 def connect_read_only(path: Path | str) -> sqlite3.Connection:
     """A read-only connection of its own, so a long report never holds up the bot's writes."""
     db = Path(path)

@@ -7,30 +7,14 @@ import functools
 import json
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from bot.bank.models import Question
 from bot.domain.kinds import Source
 from bot.learning.memory import Answer, from_timestamp
-from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, TopicWeight
+from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, MockSummary, TopicWeight
 from bot.mock.scoring import GradedAnswer, MockResult
 from bot.storage import learning_sql, practice_sql
-
-
-@dataclass(frozen=True, slots=True)
-class MockSummary:
-    """One past or running exam, as `/stats` lists them."""
-
-    exam_id: int
-    bank_id: str
-    kind: ExamKind
-    status: ExamStatus
-    size: int
-    started_at: float
-    finished_at: float | None
-    correct: int | None
-    percent: float | None
-    passed: bool | None
 
 
 @functools.lru_cache(maxsize=4096)
