@@ -7,7 +7,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from bot.storage.db import Database
+from bot.storage.port import StorageError
+from bot.storage.sqlite.database import Database
 
 
 async def test_a_write_commits_while_a_read_is_still_running(tmp_path: Path) -> None:
@@ -38,7 +39,7 @@ async def test_reader_connections_refuse_writes(tmp_path: Path) -> None:
     async with Database(tmp_path / "r.sqlite3") as db:
         try:
             await db.read(lambda c: c.execute("CREATE TABLE x (k)"))
-        except sqlite3.OperationalError as err:
+        except StorageError as err:
             assert "readonly" in str(err)
         else:
             raise AssertionError("a read connection wrote")

@@ -20,7 +20,8 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock, SystemClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
-from bot.storage.db import Database, DatabaseBusy
+from bot.storage.factory import open_database
+from bot.storage.port import DatabaseBusy, Store
 
 log = logging.getLogger(__name__)
 # What json.dumps(reply, ensure_ascii=False, separators=(",", ":")) writes, without building
@@ -58,13 +59,13 @@ async def play_jsonl(
 ) -> int:
     """Open the database and serve requests until EOF, on explicit streams for tests."""
     clock = FakeClock(start) if start is not None else None
-    db = Database(db_path)
+    db = open_database(db_path)
     async with db:
         return await serve(new_session(db, catalog, bank_id, seed, clock), stdin, out)
 
 
 def new_session(
-    db: Database,
+    db: Store,
     catalog: Catalog,
     bank_id: str | None,
     seed: int | None,

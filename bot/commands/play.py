@@ -15,7 +15,8 @@ from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
 from bot.practice.service import PracticeService
-from bot.storage.db import Database, DatabaseUnavailable
+from bot.storage.factory import open_database
+from bot.storage.port import DatabaseUnavailable
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -163,7 +164,7 @@ async def play(
     out: TextIO,
 ) -> int:
     """The loop itself, on explicit streams so tests can drive it."""
-    async with Database(db_path) as db:
+    async with open_database(db_path) as db:
         service = PracticeService(db, catalog)
         bank = catalog.bank(bank_id)
         if not await service.choose_topic(TERMINAL_USER.id, bank.id, topic):

@@ -19,7 +19,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.practice.mock_service import MockService
-from bot.storage.db import Database
+from bot.storage.factory import open_database
 
 HELP = "letters to answer · n/p next/previous · f flag · g N jump · finish · stop · q leave"
 
@@ -121,7 +121,7 @@ async def play_mock(
     clock: Clock | None = None,
 ) -> int:
     """Resume or start the terminal learner's exam and run it to its end (or until `q`)."""
-    async with Database(db_path) as db:
+    async with open_database(db_path) as db:
         svc = MockService(db, catalog, clock=clock)
         user = TERMINAL_USER.id
         reply = await svc.resume(user)

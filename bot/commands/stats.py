@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from bot.practice.catalog import Catalog
 from bot.practice.readiness_service import ReadinessReport, ReadinessService, render_stats_chart
-from bot.storage.db import Database
+from bot.storage.factory import open_database
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,7 +50,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 async def _report(
     catalog: Catalog, db_path: Path, user: int, bank: str | None, zone: str
 ) -> ReadinessReport:
-    async with Database(db_path) as db:
+    async with open_database(db_path) as db:
         return await ReadinessService(db, catalog, default_timezone=zone).report(user, bank)
 
 

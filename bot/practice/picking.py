@@ -12,7 +12,6 @@ import datetime as dt
 import os
 import random
 import secrets
-import sqlite3
 import string
 from collections.abc import Mapping
 from dataclasses import replace
@@ -33,6 +32,7 @@ from bot.practice.catalog import Catalog
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
+from bot.storage.port import Connection
 from bot.storage.practice_sql import DeliveryRecord
 
 TOKEN_CHARS = string.ascii_lowercase + string.digits
@@ -62,7 +62,7 @@ def new_token() -> str:
 
 
 def record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     bank: Bank,
     question: Question,
     rng: random.Random,
@@ -98,7 +98,7 @@ def record(
 
 
 def pick_and_record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     bank: Bank,
     topic: str | None,
     history: Mapping[str, Seen],
@@ -123,7 +123,7 @@ def pick_and_record(
     )  # fmt: skip
 
 
-def bank_check(conn: sqlite3.Connection, plan: Blueprint) -> Verdict:
+def bank_check(conn: Connection, plan: Blueprint) -> Verdict:
     """The bank-wide forgetting check as it stands in this transaction, and the queue's mode."""
     return _verdict(forgetting_sql.probe_tally(conn, plan.meta.id), plan.mean_chance)
 
@@ -142,7 +142,7 @@ def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
 
 
 def pick_for_learner(
-    conn: sqlite3.Connection,
+    conn: Connection,
     catalog: Catalog,
     bank: Bank,
     rng: random.Random,

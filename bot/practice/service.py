@@ -6,7 +6,6 @@ No Telegram here: the bot, the terminal player and the daily push all drive this
 from __future__ import annotations
 
 import random
-import sqlite3
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Kind
@@ -30,7 +29,7 @@ from bot.practice.picking import record as record_delivery
 from bot.storage import answer_sql, summaries
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
-from bot.storage.db import Database
+from bot.storage.port import Connection, Store
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
 
@@ -40,7 +39,7 @@ class PracticeService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         catalog: Catalog,
         *,
         clock: Clock | None = None,
@@ -98,7 +97,7 @@ class PracticeService:
         """
         now = self.clock.now()
 
-        def pick(conn: sqlite3.Connection) -> Delivery | None:
+        def pick(conn: Connection) -> Delivery | None:
             prefs = sql.upsert_user_prefs(conn, learner, now)
             mode = source
             before = sql.delivery_record(conn, after) if after is not None else None
@@ -110,7 +109,7 @@ class PracticeService:
 
     def pick(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         chat_id: int,
         user_id: int,
         source: Source,
@@ -140,9 +139,7 @@ class PracticeService:
             mistakes=source is Source.MISTAKES,
         )
 
-    def pick_daily(
-        self, conn: sqlite3.Connection, row: DueRow, now: float
-    ) -> tuple[int, str, str] | None:
+    def pick_daily(self, conn: Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
         """The push's picker for a private chat: the /quiz rule, source 'daily'."""
         user_id = row.user_id if row.user_id is not None else row.chat_id
         found = self.pick(
@@ -174,7 +171,7 @@ class PracticeService:
     # tokens), or None when the caller is not a button (a poll vote, the terminal player).
     def _check(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         delivery_id: int,
         chat_id: int,
         now: float,
@@ -228,7 +225,7 @@ class PracticeService:
         """
         now = self.clock.now()
 
-        def record(c: sqlite3.Connection) -> AnswerOutcome:
+        def record(c: Connection) -> AnswerOutcome:
             return self._record(
                 c, delivery_id, learner, chat_id, chosen, now, token, kind,
                 confidence=confidence, seconds=seconds,
@@ -255,7 +252,7 @@ class PracticeService:
 
     def _record(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         delivery_id: int,
         learner: Learner,
         chat_id: int,
@@ -328,7 +325,7 @@ class PracticeService:
         """The current version of a revised question, as a new delivery to the same chat."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> Delivery | None:
+        def go(conn: Connection) -> Delivery | None:
             old = sql.delivery_record(conn, delivery_id)
             if old is None or old.chat_id != chat_id:
                 return None
@@ -346,7 +343,7 @@ class PracticeService:
 
     def _learn(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         row: DeliveryRecord,
         user_id: int,
         file_chosen: frozenset[int],
@@ -367,7 +364,7 @@ class PracticeService:
             lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
 
     @staticmethod
-    def _already(conn: sqlite3.Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:
+    def _already(conn: Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:
         """The answer this user gave before (shown in display positions)."""
         before = sql.existing_answer(conn, delivery.id, user_id)
         assert before is not None
@@ -388,7 +385,7 @@ class PracticeService:
         """Flip one option of a multiple-answer question; returns the options now selected."""
         now = self.clock.now()
 
-        def flip(conn: sqlite3.Connection) -> AnswerOutcome:
+        def flip(conn: Connection) -> AnswerOutcome:
             _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
             if problem is not None or delivery is None:
                 return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
@@ -416,7 +413,7 @@ class PracticeService:
         """Submit the toggled options of a multiple-answer question (EMPTY if none)."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> AnswerOutcome:
+        def go(conn: Connection) -> AnswerOutcome:
             return self._record(
                 conn, delivery_id, learner, chat_id, None, now, token, Kind.MULTIPLE
             )
@@ -428,7 +425,7 @@ class PracticeService:
         now = self.clock.now()
 
         def gather(
-            conn: sqlite3.Connection,
+            conn: Connection,
         ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], int, list[sql.BankTotal]]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id

@@ -22,22 +22,25 @@ into the database file, so no COMMIT of a learner's write waits for a checkpoint
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
-from bot.storage.migrations import apply_migrations
-from bot.storage.transactions import catch_up_wal as catch_up_wal
-from bot.storage.transactions import run_batch as run_batch
-from bot.storage.transactions import run_transaction as run_transaction
+from bot.storage.port import DatabaseBusy, DatabaseUnavailable, StorageError
+from bot.storage.sqlite.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
+from bot.storage.sqlite.migrations import apply_migrations
+from bot.storage.sqlite.transactions import catch_up_wal as catch_up_wal
+from bot.storage.sqlite.transactions import run_batch as run_batch
+from bot.storage.sqlite.transactions import run_transaction as run_transaction
+from bot.storage.sqlite.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,21 +49,18 @@ T = TypeVar("T")
 READERS = 2
 
 
-class DatabaseUnavailable(Exception):
-    """The database file cannot be opened or brought up to date; str() is one line for the
-    operator naming the file and the cause."""
-
-
-class DatabaseBusy(sqlite3.OperationalError):
-    """Another connection held the write lock for longer than the busy timeout (5 s): the
-    write did not happen. Callers that face a user say "busy, try again"."""
-
-
 def _busy(err: BaseException) -> bool:
     text = str(err)
     return isinstance(err, sqlite3.OperationalError) and (
         "database is locked" in text or "database is busy" in text
     )
+
+
+def storage_error(err: sqlite3.Error) -> StorageError:
+    """The port's error for a driver's (the driver's error stays its __cause__)."""
+    if _busy(err):
+        return DatabaseBusy(f"write lock held elsewhere: {err}")
+    return StorageError(str(err) or type(err).__name__)
 
 
 def open_failure(path: Path, err: BaseException) -> DatabaseUnavailable:
@@ -97,6 +97,27 @@ def prepare(path: Path | str, default_timezone: str = "UTC") -> list[str]:
     finally:
         if conn is not None:
             conn.close()
+
+
+@contextlib.contextmanager
+def read_only(path: Path | str, timeout_s: float = 5.0) -> Iterator[sqlite3.Connection]:
+    """A read-only connection of its own (a report, a health check), so a long read never
+    holds up the bot's writes; StorageError when the file cannot be read. No file is created:
+    connecting to a missing path would make an empty database."""
+    db = Path(path)
+    try:
+        conn = sqlite3.connect(
+            f"{db.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, timeout=timeout_s
+        )
+    except sqlite3.Error as err:
+        raise storage_error(err) from err
+    try:
+        conn.row_factory = sqlite3.Row
+        yield conn
+    except sqlite3.Error as err:
+        raise storage_error(err) from err
+    finally:
+        conn.close()
 
 
 def configure(conn: sqlite3.Connection) -> None:
@@ -217,6 +238,10 @@ class Database:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def batch_pacer(self) -> WalPacer:
+        """Keeps a run of bulk transactions to the checkpoint thread's pace (`wal_pace.py`)."""
+        return WalPacer(self.wal, self.wal_policy.burst_pages)
+
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(conn) on the connection's thread, outside any explicit transaction."""
         conn, thread = self._conn, self._thread
@@ -233,10 +258,8 @@ class Database:
             self._flusher = asyncio.create_task(self._flush())
         try:
             return await future
-        except sqlite3.OperationalError as err:
-            if _busy(err) and not isinstance(err, DatabaseBusy):
-                raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
-            raise
+        except sqlite3.Error as err:
+            raise storage_error(err) from err
 
     def _writing(self) -> bool:
         return bool(self._queue) or not (self._flusher is None or self._flusher.done())
@@ -270,7 +293,10 @@ class Database:
         readers = self._readers
         if readers is None:
             raise RuntimeError("database is not open")
-        return await asyncio.get_running_loop().run_in_executor(readers, self._snapshot, fn)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(readers, self._snapshot, fn)
+        except sqlite3.Error as err:
+            raise storage_error(err) from err
 
     def _snapshot(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -291,7 +317,10 @@ class Database:
         """Rows of one query (on the aiosqlite read connection)."""
         if self._aio is None:
             raise RuntimeError("database is not open")
-        return list(await self._aio.execute_fetchall(sql, params))
+        try:
+            return list(await self._aio.execute_fetchall(sql, params))
+        except sqlite3.Error as err:
+            raise storage_error(err) from err
 
     async def fetchone(self, sql: str, params: Any = ()) -> sqlite3.Row | None:
         """First row of one query, or None."""
