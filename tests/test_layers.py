@@ -46,9 +46,11 @@ ALLOWED_TELEGRAM = "bot.telegram"
 DRIVERS = ("sqlite3", "aiosqlite")
 ALLOWED_DRIVERS = "bot.storage.sqlite"
 TESTS = BOT.parent / "tests"
-# The one adapter allowed a dependency's private name: PTB publishes no alias for the
-# "default value or value" parameters of BaseRequest.do_request, which the fake request must
-# spell to override it (test_private_names_the_adapter_uses_still_exist fails if it goes).
+# The adapters allowed a dependency's private name: PTB publishes no alias for the "default
+# value or value" parameters of BaseRequest.do_request, which the fake request must spell to
+# override it (test_private_names_the_adapter_uses_still_exist fails if it goes). The other,
+# bot/storage/sqlite/aio.py, reads aiosqlite's private methods off a connection (which this
+# import check cannot see; tests/test_db_readers.py guards them).
 PRIVATE_ADAPTERS = {"tests.fakes.request": "telegram._utils.types"}
 
 
