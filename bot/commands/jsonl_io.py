@@ -18,10 +18,8 @@ from typing import TextIO
 from bot.commands.jsonl import JsonlSession, Reply, error
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock, SystemClock
-from bot.practice.readiness_service import ReadinessService
-from bot.practice.service import PracticeService
-from bot.storage.factory import open_database
-from bot.storage.port import DatabaseBusy, Store
+from bot.practice.core import Core, open_core
+from bot.storage.port import DatabaseBusy
 
 log = logging.getLogger(__name__)
 # What json.dumps(reply, ensure_ascii=False, separators=(",", ":")) writes, without building
@@ -59,23 +57,15 @@ async def play_jsonl(
 ) -> int:
     """Open the database and serve requests until EOF, on explicit streams for tests."""
     clock = FakeClock(start) if start is not None else None
-    db = open_database(db_path)
-    async with db:
-        return await serve(new_session(db, catalog, bank_id, seed, clock), stdin, out)
+    async with open_core(
+        catalog, db_path, clock=clock or SystemClock(), rng=random.Random(seed)
+    ) as core:
+        return await serve(new_session(core, bank_id, clock), stdin, out)
 
 
-def new_session(
-    db: Store,
-    catalog: Catalog,
-    bank_id: str | None,
-    seed: int | None,
-    clock: FakeClock | None,
-) -> JsonlSession:
-    """The program's session on an open database (the wall clock without `clock`)."""
-    now = clock or SystemClock()
-    service = PracticeService(db, catalog, clock=now, rng=random.Random(seed))
-    readiness = ReadinessService(db, catalog, clock=now)
-    return JsonlSession(service, readiness, catalog.bank(bank_id), clock)
+def new_session(core: Core, bank_id: str | None, clock: FakeClock | None) -> JsonlSession:
+    """The program's session over open services (`clock`: the simulated one, if any)."""
+    return JsonlSession(core.practice, core.readiness, core.catalog.bank(bank_id), clock)
 
 
 def run_jsonl(

@@ -14,8 +14,7 @@ from bot.commands.terminal import AGAIN_NOTE, TERMINAL_USER, wrap
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
-from bot.practice.service import PracticeService
-from bot.storage.factory import open_database
+from bot.practice.core import open_core
 from bot.storage.port import DatabaseUnavailable
 
 
@@ -164,8 +163,8 @@ async def play(
     out: TextIO,
 ) -> int:
     """The loop itself, on explicit streams so tests can drive it."""
-    async with open_database(db_path) as db:
-        service = PracticeService(db, catalog)
+    async with open_core(catalog, db_path) as core:
+        service = core.practice
         bank = catalog.bank(bank_id)
         if not await service.choose_topic(TERMINAL_USER.id, bank.id, topic):
             print(f"quizbot: bank {bank.id} has no topic {topic!r}", file=sys.stderr)
