@@ -18,7 +18,8 @@ from bot.bank.models import LETTERS, Bank, Kind, Option, Question
 
 # A clause that gives the option's own reason.
 JUSTIFICATION = re.compile(
-    r"\b(?:because|since|so that|as it|as they|as this|which means|which is why|in order to|"
+    r"\b(?:because|since|so that|as (?:it|they|this)\b(?! (?:is|are|was|were|stands)\b)|"
+    r"which means|which is why|in order to|"
     r"thanks to|due to|given that)\b",
     re.IGNORECASE,
 )
