@@ -400,7 +400,8 @@ def formula_phrases(bank: Bank) -> list[tuple[str, str, int, list[str]]]:
             if _contains(text, gram[1:]):
                 found[gram].append(qid)
     return sorted(
-        ((g[0], " ".join(g[1:]), len(ids), ids) for g, ids in found.items()), key=lambda f: -f[2]
+        ((g[0], " ".join(g[1:]), len(ids), ids) for g, ids in found.items()),
+        key=lambda f: (-f[2], f[0], f[1]),
     )
 
 
