@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.bank.cues import mirrored, words
+from bot.bank.cues import MIRROR_SHARED
 from bot.bank.lint import lint_bank
 from bot.bank.loader import load_banks
+from bot.bank.wording import mirrored, words
 from bot.cli import main
 from tests.test_bank_lint import ONE_TOPIC
 from tests.test_bank_loader import make_bank
@@ -175,7 +176,7 @@ def test_near_duplicate_stem(tmp_path: Path) -> None:
     ],
 )
 def test_mirrored_pairs(a: str, b: str, expected: bool) -> None:
-    assert mirrored(words(a), words(b)) is expected
+    assert mirrored(words(a), words(b), MIRROR_SHARED) is expected
 
 
 def test_mirrored_options(tmp_path: Path) -> None:

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.bank.models import LETTERS, Bank, Kind, Option, Question
+from bot.bank.wording import clauses, ideas, is_content, mirrored, stem, words
 
-# A clause that gives the option's own reason.
+# A clause that gives the option's own reason ("keep it as it is" gives none).
 JUSTIFICATION = re.compile(
-    r"\b(?:because|since|so that|as (?:it|they|this)\b(?! (?:is|are|was|were|stands)\b)|"
-    r"which means|which is why|in order to|"
-    r"thanks to|due to|given that)\b",
+    r"\b(?:because|since|so that|which means|which is why|in order to|thanks to|due to|"
+    r"given that|as (?:it|they|this)\b(?! (?:is|are|was|were|stands)\b))\b",
     re.IGNORECASE,
 )
 # The justified share of one side may exceed the other's by this factor plus this slack.
@@ -41,53 +41,12 @@ BUNDLE_MARGIN = 2
 # randomly chosen option would, plus the slack.
 BUNDLE_RATIO = 1.5
 BUNDLE_SLACK = 0.03
-_CLAUSE_BREAK = re.compile(r";|:\s|,(?!\d)|\b(?:and|plus|then|while|whereas)\b", re.IGNORECASE)
 
 # Two stems sharing this share of their content words (Jaccard) ask the same thing.
 STEM_JACCARD = 0.6
 
-# Two options whose words differ only by a negation or by antonyms, and share this much.
+# Two options whose words differ only by negations or antonyms share this much of them.
 MIRROR_SHARED = 0.6
-NEGATORS = frozenset(("not", "no", "never", "without", "cannot", "nor", "doesn't", "isn't"))
-ANTONYMS = (
-    ("increase", "decrease"),
-    ("increases", "decreases"),
-    ("increasing", "decreasing"),
-    ("raise", "lower"),
-    ("raises", "lowers"),
-    ("rises", "falls"),
-    ("rise", "fall"),
-    ("grows", "shrinks"),
-    ("grow", "shrink"),
-    ("higher", "lower"),
-    ("more", "fewer"),
-    ("more", "less"),
-    ("larger", "smaller"),
-    ("longer", "shorter"),
-    ("faster", "slower"),
-    ("before", "after"),
-    ("earlier", "later"),
-    ("early", "late"),
-    ("first", "last"),
-    ("add", "remove"),
-    ("adds", "removes"),
-    ("enable", "disable"),
-    ("enabled", "disabled"),
-    ("with", "without"),
-    ("above", "below"),
-    ("inside", "outside"),
-    ("helps", "hurts"),
-    ("improves", "degrades"),
-    ("better", "worse"),
-    ("can", "cannot"),
-    ("does", "doesn't"),
-    ("is", "isn't"),
-    ("doubles", "halves"),
-    ("double", "halve"),
-    ("same", "different"),
-    ("up", "down"),
-    ("on", "off"),
-)
 
 # A phrase of this many words, reused in this share of rationales (and at least this often).
 FORMULA_WORDS = 4
@@ -96,18 +55,8 @@ FORMULA_MIN = 5
 # The first words of a rationale, reused in this share of rationales (and at least this often).
 OPENER_WORDS = 3
 OPENER_SHARE = 0.04
+# A bank-wide warning names this many of the questions it counted.
 EXAMPLES = 3
-
-_STOPWORD_TEXT = """
-    a an the of to in on at by for from with without into onto over under as is are was were
-    be been being it its it's this that these those which who whom whose what when where why how
-    and or but nor so if then than not no yes do does did doing done has have had having can
-    could will would shall should may might must one two each every all any some more most less
-    least few fewer many much very only just also even still too same other another such own
-    there here their they them he she his her we our you your i me my us up down out about
-    again once both either neither while whereas until after before because since given"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
@@ -118,41 +67,6 @@ class Cue:
     message: str
     question_id: str | None = None
     loc: tuple[str | int, ...] = ()
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words, hyphenated and apostrophe forms kept whole."""
-    return _WORD.findall(text.casefold())
-
-
-def _stem(word: str) -> str:
-    # Crude on purpose: "fine-tune", "fine-tuned" and "fine-tuning" must count as one idea.
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-def _content(word: str) -> bool:
-    return word not in STOPWORDS and not word[0].isdigit()
-
-
-def _ideas(text: str) -> dict[str, str]:
-    """Each idea in `text` (stemmed word or adjacent pair) with the words it was written as."""
-    ws = words(text)
-    found: dict[str, str] = {}
-    for i, w in enumerate(ws):
-        if not _content(w):
-            continue
-        found.setdefault(_stem(w), w)
-        if i + 1 < len(ws) and _content(ws[i + 1]):
-            found.setdefault(f"{_stem(w)} {_stem(ws[i + 1])}", f"{w} {ws[i + 1]}")
-    return found
-
-
-def clauses(text: str) -> int:
-    """How many clauses or listed items an option bundles (1 for a plain statement)."""
-    return 1 + len(_CLAUSE_BREAK.findall(text))
 
 
 def _options(bank: Bank) -> tuple[list[Option], list[Option]]:
@@ -207,11 +121,11 @@ def stock_ideas(bank: Bank) -> list[tuple[str, int, int, list[str]]]:
         return []
     in_keys: Counter[str] = Counter()
     in_distractors: defaultdict[str, list[str]] = defaultdict(list)
-    written: dict[str, Counter[str]] = defaultdict(Counter)
+    written: dict[str, str] = {}
     for q in bank.questions.values():
         for o in q.options:
-            for idea, form in _ideas(o.text).items():
-                written[idea][form] += 1
+            for idea, form in ideas(o.text).items():
+                written.setdefault(idea, form)
                 if o.correct:
                     in_keys[idea] += 1
                 else:
@@ -220,7 +134,7 @@ def stock_ideas(bank: Bank) -> list[tuple[str, int, int, list[str]]]:
     for idea, ids in in_distractors.items():
         d, k = len(ids), in_keys[idea]
         if d >= STOCK_MIN_DISTRACTORS and d / len(distractors) > STOCK_RATIO * (k + 1) / len(keys):
-            found.append((idea, written[idea].most_common(1)[0][0], d, k, ids))
+            found.append((idea, written[idea], d, k, ids))
     flagged = {idea for idea, *_ in found}
     # A pair of words says no more than its flagged word alone.
     return [
@@ -294,7 +208,7 @@ def key_bundling(bank: Bank) -> Iterator[Cue]:
 
 
 def _stem_words(q: Question) -> frozenset[str]:
-    return frozenset(_stem(w) for w in words(q.stem) if _content(w))
+    return frozenset(stem(w) for w in words(q.stem) if is_content(w))
 
 
 def near_duplicate_pairs(bank: Bank) -> list[tuple[str, str, float]]:
@@ -320,40 +234,13 @@ def near_duplicate_stem(bank: Bank) -> Iterator[Cue]:
         )
 
 
-_OPPOSITE: dict[str, frozenset[str]] = {
-    w: frozenset(b for a2, b in ANTONYMS if a2 == w)
-    | frozenset(a for a, b2 in ANTONYMS if b2 == w)
-    for pair in ANTONYMS
-    for w in pair
-}
-
-
-def mirrored(a: Sequence[str], b: Sequence[str]) -> bool:
-    """True when words `b` say words `a`'s opposite: the same but for negations and antonyms."""
-    longer = max(len(a), len(b))
-    if not longer or min(len(a), len(b)) < MIRROR_SHARED * longer:
-        return False
-    wa, wb = Counter(a), Counter(b)
-    if sum((wa & wb).values()) < MIRROR_SHARED * longer:
-        return False
-    only_a, only_b = list((wa - wb).elements()), list((wb - wa).elements())
-    flipped = any(w in NEGATORS for w in (*only_a, *only_b))
-    rest_a = [w for w in only_a if w not in NEGATORS]
-    rest_b = [w for w in only_b if w not in NEGATORS]
-    for w in list(rest_a):
-        match = next((x for x in rest_b if x in _OPPOSITE.get(w, ())), None)
-        if match is not None:
-            rest_a.remove(w)
-            rest_b.remove(match)
-            flipped = True
-    return flipped and not rest_a and not rest_b
-
-
 def mirrored_options(q: Question) -> Iterator[Cue]:
     """Exactly one pair of options that negate each other, so one of the two looks like the key."""
     texts = [words(o.text) for o in q.options]
     pairs = [
-        (i, j) for (i, a), (j, b) in itertools.combinations(enumerate(texts), 2) if mirrored(a, b)
+        (i, j)
+        for (i, a), (j, b) in itertools.combinations(enumerate(texts), 2)
+        if mirrored(a, b, MIRROR_SHARED)
     ]
     # Several mirrored pairs form a grid of combinations (both rise, one rises...): no cue.
     if len(pairs) != 1:
@@ -377,37 +264,25 @@ def formula_phrases(bank: Bank) -> list[tuple[str, str, int, list[str]]]:
     rationales = _rationales(bank)
     if len(rationales) < MIN_KEYS:
         return []
-    counts: Counter[tuple[str, ...]] = Counter()
-    for _, ws in rationales:
-        counts[("opener", *ws[:OPENER_WORDS])] += 1
-        counts.update(
-            {("phrase", *ws[i : i + FORMULA_WORDS]) for i in range(len(ws) - FORMULA_WORDS + 1)}
-        )
+    found: defaultdict[tuple[str, ...], list[str]] = defaultdict(list)
+    for qid, ws in rationales:
+        found[("opener", *ws[:OPENER_WORDS])].append(qid)
+        grams = {tuple(ws[i : i + FORMULA_WORDS]) for i in range(len(ws) - FORMULA_WORDS + 1)}
+        for gram in grams:
+            found[("phrase", *gram)].append(qid)
     limits = {
         "opener": max(FORMULA_MIN, OPENER_SHARE * len(rationales)),
         "phrase": max(FORMULA_MIN, FORMULA_SHARE * len(rationales)),
     }
-    # Numbers repeated across options are a worked calculation, not a formula.
-    over = {
-        gram
-        for gram, n in counts.items()
-        if n >= limits[gram[0]] and not any(w[0].isdigit() for w in gram[1:])
-    }
-    found: dict[tuple[str, ...], list[str]] = {gram: [] for gram in over}
-    for qid, ws in rationales:
-        for gram in over:
-            text = ws[:OPENER_WORDS] if gram[0] == "opener" else ws
-            if _contains(text, gram[1:]):
-                found[gram].append(qid)
     return sorted(
-        ((g[0], " ".join(g[1:]), len(ids), ids) for g, ids in found.items()),
+        (
+            (what, " ".join(gram), len(ids), ids)
+            for (what, *gram), ids in found.items()
+            # Numbers repeated across options are a worked calculation, not a formula.
+            if len(ids) >= limits[what] and not any(w[0].isdigit() for w in gram)
+        ),
         key=lambda f: (-f[2], f[0], f[1]),
     )
-
-
-def _contains(ws: Sequence[str], gram: Sequence[str]) -> bool:
-    n = len(gram)
-    return any(tuple(ws[i : i + n]) == tuple(gram) for i in range(len(ws) - n + 1))
 
 
 def formulaic_rationale(bank: Bank) -> Iterator[Cue]:
