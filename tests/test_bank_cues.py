@@ -12,7 +12,7 @@ import yaml
 from bot.bank.cues import MIRROR_SHARED
 from bot.bank.lint import lint_bank
 from bot.bank.loader import load_banks
-from bot.bank.wording import mirrored, words
+from bot.bank.wording import clauses, mirrored, stem, words
 from bot.cli import main
 from tests.test_bank_lint import ONE_TOPIC
 from tests.test_bank_loader import make_bank
@@ -115,6 +115,30 @@ def test_stock_distractor_counts_word_forms_as_one_idea(tmp_path: Path) -> None:
 
     found = fired(lint(tmp_path, fine_tune), "stock-distractor")
     assert len(found) == 1 and "is in 21 distractors and 0 keys" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("forms", "one"),
+    [
+        (("fine-tune", "fine-tuned", "fine-tuning", "fine-tunes"), True),
+        (("agent", "agent's", "agents"), True),
+        (("random", "randomly"), False),
+    ],
+)
+def test_word_forms_of_one_idea(forms: tuple[str, ...], one: bool) -> None:
+    assert (len({stem(w) for w in forms}) == 1) is one
+
+
+@pytest.mark.parametrize(
+    ("text", "n"),
+    [
+        ("Pad the vocabulary to 50,304 rows", 1),
+        ("Roll back, confirm latency recovers, then investigate", 4),
+        ("Cap steps; alert on spend and log it", 3),
+    ],
+)
+def test_clauses(text: str, n: int) -> None:
+    assert clauses(text) == n
 
 
 def test_key_bundling_per_question(tmp_path: Path) -> None:

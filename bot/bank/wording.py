@@ -44,7 +44,9 @@ def words(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A crude stem: "fine-tune", "fine-tuned" and "fine-tuning" must count as one idea."""
+    """A crude stem: "fine-tune", "fine-tuned" and "fine-tuning" must count as one idea, and
+    "agent's" as "agent"."""
+    word = word.removesuffix("'s").removesuffix("’s")
     for suffix in ("ing", "ed", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
