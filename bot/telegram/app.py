@@ -87,7 +87,9 @@ def build_application(
         return bot
 
     async def post_init(app: QuizApp) -> None:
-        db = open_database(settings.db, default_timezone=settings.default_timezone)
+        db = open_database(
+            settings.db, default_timezone=settings.default_timezone, durability=settings.durability
+        )
         await db.open()
         core = build_core(db, catalog, settings, clock=clock, rng=rng)
         # The push sends through its own bot (and connection pool); pushed quiz polls too.

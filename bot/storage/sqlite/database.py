@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -83,8 +84,6 @@ def prepare(path: Path | str, default_timezone: str = "UTC") -> list[str]:
     path = Path(path)
     conn: sqlite3.Connection | None = None
     try:
-        if path.parent and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect_sync(path)
         return apply_migrations(conn, default_timezone)
     except (sqlite3.Error, OSError) as err:
@@ -126,8 +125,19 @@ def configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA busy_timeout=5000")
 
 
+def create_private(path: Path) -> None:
+    """Create the database file (and its folder) readable by its owner only, when missing: it
+    holds learners' names and answers. SQLite gives its -wal and -shm files the database
+    file's permissions."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def connect_sync(path: Path | str) -> sqlite3.Connection:
     """A configured blocking connection (CLI tools, migrations, tests)."""
+    create_private(Path(path))
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         configure(conn)
@@ -146,9 +156,16 @@ class Database:
     """
 
     def __init__(
-        self, path: Path | str, *, default_timezone: str = "UTC", wal: WalPolicy | None = None
+        self,
+        path: Path | str,
+        *,
+        default_timezone: str = "UTC",
+        wal: WalPolicy | None = None,
+        durability: str = "normal",
     ) -> None:
         self.path = Path(path)
+        # FULL syncs the WAL at every commit: a commit then survives a power cut too.
+        self.synchronous = "FULL" if durability == "full" else "NORMAL"
         self.default_timezone = default_timezone  # for backfills of per-zone summaries
         self.wal_policy = wal or WalPolicy()
         self.wal: WalKeeper | None = None
@@ -161,8 +178,7 @@ class Database:
         """Connect, set pragmas and bring the schema up to date; DatabaseUnavailable if the
         file cannot be used (the connection and its thread are closed again first)."""
         try:
-            if self.path.parent and not self.path.parent.exists():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+            create_private(self.path)
             self._writer = await aio.connect(self.path, configure)
             applied = await self.call(
                 functools.partial(apply_migrations, default_timezone=self.default_timezone)
@@ -175,6 +191,7 @@ class Database:
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
         await self.call(functools.partial(configure_writer, policy=self.wal_policy))
+        await self.call(lambda c: c.execute(f"PRAGMA synchronous={self.synchronous}"))
         try:
             # A new WAL's header is synced by its first write: this one, not a learner's.
             await self.call(functools.partial(run_transaction, fn=restart_wal))
