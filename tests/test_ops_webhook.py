@@ -151,7 +151,7 @@ def test_rejected_token_is_never_printed(tmp_path: Path) -> None:
     with FakeBotApiServer(FakeBotApi(), token=other) as server:
         run, _ = start_bot(tmp_path, server)
         try:
-            code = run.proc.wait(10)
+            code = run.proc.wait(30)
         finally:
             run.close()
     output = run.output()

@@ -23,6 +23,7 @@ from bot.practice.clock import Clock, SystemClock
 from bot.practice.core import Core, build_core
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.factory import open_database
+from bot.storage.port import StorageError
 from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
@@ -129,6 +130,10 @@ def build_application(
             reload.remove_sighup()
             await cancel_retries()
             await status.mark_stopped(app, services)
+        except StorageError as err:
+            # One line, and `quizbot run` exits non-zero: what the stop should record is lost.
+            log.error("stopping: the database could not record the stop: %s", err)
+            app.bot_data.ops.unsaved_at_stop = True
         finally:
             # Whatever failed above (a full disk, a held lock), the database is closed: its
             # threads would otherwise keep the process alive after a SIGTERM.

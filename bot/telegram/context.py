@@ -48,6 +48,10 @@ class OpsState:
     last_update_at: float | None = None
     last_written_at: float = float("-inf")
     updates_seen: int = 0
+    # Storage faults by kind: (repeats since the last log line, monotonic time of that line).
+    storage_faults: dict[str, tuple[int, float]] = field(default_factory=dict)
+    told_cannot_save: dict[int, float] = field(default_factory=dict)  # user -> monotonic time
+    unsaved_at_stop: bool = False  # the stop could not be recorded: `run` exits non-zero
 
 
 class BotData:

@@ -188,6 +188,9 @@ async def live_report(app: QuizApp, state: WebhookState) -> dict[str, Any]:
         try:
             full = await services.db.read(lambda conn: database_report(conn, now))
             database = {k: full[k] for k in ("ok", "schema_version", "push_backlog")}
+            if services.db.fault is not None:
+                # Reads work on a full disk; the writes that matter (answers) do not.
+                database.update(ok=False, error=f"writes failing: {services.db.fault}")
         except Exception as err:  # any failure here is the health verdict, not a crash
             database = {"ok": False, "error": f"{type(err).__name__}: {err}"}
     catalog = services.catalog.banks if services is not None else {}
