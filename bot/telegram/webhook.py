@@ -153,6 +153,20 @@ class UpdateHandler(RequestHandler):
             self.set_status(200)
             self.finish()
             return
+        services = self.app.bot_data.services
+        inbox = services.inbox if services is not None else None
+        if inbox is not None:
+            try:
+                fresh = await inbox.receive([(update.update_id, body.decode("utf-8"))])
+            except Exception as err:  # not stored: not acknowledged, Telegram sends it again
+                self.state.bad_log.warning("webhook: update not stored, 503: %s", err)
+                self.send_error(503)
+                return
+            if update.update_id not in fresh:
+                self.state.duplicates += 1  # stored before (and handled or being handled)
+                self.set_status(200)
+                self.finish()
+                return
         await self.app.update_queue.put(update)
         self.state.received += 1
         self.set_status(200)
