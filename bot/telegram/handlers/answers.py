@@ -22,10 +22,9 @@ from bot.telegram.handlers.common import (
     send_next_question,
     send_question,
 )
-from bot.telegram.outbound.fast_edit import edit_html_json
-from bot.telegram.outbound.fast_send import answer_callback
-from bot.telegram.outbound.send import edit_markup, edit_or_send, send_html
-from bot.telegram.views import callbacks, faces, keyboards, render, texts
+from bot.telegram.outbound.json_api import answer_callback
+from bot.telegram.outbound.send import edit_html_json, edit_markup, edit_or_send, send_html
+from bot.telegram.views import callbacks, keyboards, render, render_cache, texts
 from bot.telegram.views.render import clip, esc
 
 
@@ -53,7 +52,9 @@ async def _show_verdict(
         context.bot,
         message.chat_id,
         message.message_id,
-        faces.verdict_text(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
+        render_cache.verdict_text(
+            bank, outcome.delivery.question, outcome.chosen, outcome.correct
+        ),
         keyboards.verdict_markup(outcome.delivery.id, outcome.delivery.token),
     )
 

@@ -7,9 +7,8 @@ from telegram import CallbackQuery, Message, Update
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import message_lock, query_message
-from bot.telegram.outbound.fast_edit import edit_html_json
 from bot.telegram.outbound.mock_results import close_message, send_result
-from bot.telegram.outbound.send import edit_or_send, send_html
+from bot.telegram.outbound.send import edit_html_json, edit_or_send, send_html
 from bot.telegram.views import mock_callbacks, mock_keyboards, mock_render, mock_texts
 from bot.telegram.views.render import letters
 

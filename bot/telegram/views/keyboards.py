@@ -65,8 +65,8 @@ def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> Inl
 def verdict_markup(delivery_id: int, token: str | None = None) -> dict[str, Any]:
     """After an answer: the next question, or every option explained.
 
-    As Bot API JSON, not PTB objects: it goes under every verdict, and building its two buttons
-    as objects (then serialising them) was a tenth of the answer path's CPU.
+    As Bot API JSON, not PTB objects: it goes under every verdict, and objects would be built
+    only to be serialised again.
     """
     return {
         "inline_keyboard": [
