@@ -123,11 +123,11 @@ def test_the_verdict_keyboard_json_is_what_ptb_would_send_for_it() -> None:
             [
                 [
                     InlineKeyboardButton(
-                        "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
+                        "Next question ▶️", callback_data=callbacks.NEXT(delivery_id)
                     ),
                     InlineKeyboardButton(
                         "All options explained",
-                        callback_data=callbacks.explain(delivery_id, token),
+                        callback_data=callbacks.EXPLAIN(delivery_id, token),
                     ),
                 ]
             ]
