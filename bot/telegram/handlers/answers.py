@@ -6,7 +6,7 @@ choices there to group_topics.
 
 from __future__ import annotations
 
-from telegram import CallbackQuery, Update
+from telegram import Update
 from telegram.error import TelegramError
 
 from bot.bank.models import Kind
@@ -21,7 +21,6 @@ from bot.telegram.handlers.common import (
     is_private,
     learner,
     message_lock,
-    query_message,
     send_next_question,
     send_question,
 )
@@ -33,20 +32,14 @@ from bot.telegram.views.render import clip, esc
 BUTTONS = Buttons()
 
 
-async def _refuse(query: CallbackQuery, text: str = texts.CB_UNKNOWN) -> None:
-    await query.answer(text)
-
-
-async def _show_verdict(
-    query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome
-) -> None:
+async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutcome) -> None:
     """Answer the callback at once with the short verdict, then edit in the full one.
 
     A repeated tap edits too: if the first verdict edit was lost (a timeout, a 5xx), the
     learner still gets it; if it is in place, Telegram's "message is not modified" is ignored.
     """
-    message = query_message(query)
-    assert outcome.delivery is not None and message is not None
+    query, message = press.query, press.message
+    assert outcome.delivery is not None
     if outcome.status is AnswerStatus.ALREADY:
         short = texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen))
     else:
@@ -68,7 +61,7 @@ async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) ->
     """What a private answer, submit or confidence tap comes to, shown."""
     query = press.query
     if outcome.status in REFUSALS:
-        await _refuse(query, REFUSALS[outcome.status])
+        await query.answer(REFUSALS[outcome.status])
     elif outcome.status is AnswerStatus.REVISED:
         # The options or key changed since this was shown, and that version is gone: grading
         # against today's file could misgrade, so the current version is sent instead.
@@ -89,7 +82,7 @@ async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) ->
             keyboards.confidence_keyboard(outcome.delivery.id, outcome.delivery.token, chosen),
         )
     else:
-        await _show_verdict(query, context, outcome)
+        await _show_verdict(press, context, outcome)
 
 
 @BUTTONS.on(callbacks.ANSWER, Who.ANYONE)
@@ -190,7 +183,7 @@ async def on_explain(press: Press, context: QuizContext) -> None:
     query, message, (delivery_id, token) = press.query, press.message, press.values
     delivery = await context.services.practice.delivery(delivery_id, token=token)
     if delivery is None or delivery.chat_id != message.chat_id:
-        await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
+        await query.answer(texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
         return
     if not await context.services.guards.claim_button(message.chat_id, delivery.id, EXPLAIN):
         await query.answer(texts.CB_EXPLAIN_USED)
@@ -216,7 +209,7 @@ async def on_topic(press: Press, context: QuizContext) -> None:
     services = context.services
     bank = await services.practice.current_bank(query.from_user.id)
     if not await services.practice.choose_topic(query.from_user.id, bank.id, topic_id):
-        await _refuse(query, texts.TOPIC_GONE)
+        await query.answer(texts.TOPIC_GONE)
         return
     topic = bank.meta.topic(topic_id) if topic_id else None
     name = topic.name if topic else texts.ALL_TOPICS
@@ -233,7 +226,7 @@ async def on_bank(press: Press, context: QuizContext) -> None:
     query, message, services = press.query, press.message, context.services
     bank = services.catalog.banks.get(press.values[0])
     if bank is None:
-        await _refuse(query, texts.BANK_GONE)
+        await query.answer(texts.BANK_GONE)
         return
     if not is_private(message.chat):
         return await group_topics.on_bank(query, message, bank.id, context)
@@ -274,4 +267,4 @@ async def on_practice(press: Press, context: QuizContext) -> None:
 async def on_unknown_button(update: Update, context: QuizContext) -> None:
     """Callback data we never made (forged, or from an older version of the bot)."""
     if update.callback_query is not None:
-        await _refuse(update.callback_query)
+        await update.callback_query.answer(texts.CB_UNKNOWN)
