@@ -50,18 +50,11 @@ def question_keyboard(
 
 def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> InlineKeyboardMarkup:
     """After the pick, with confidence on: how sure is the learner of `chosen` (letters)?"""
-    return InlineKeyboardMarkup(
+    sure, unsure = texts.SURE_BUTTON, texts.UNSURE_BUTTON
+    return InlineKeyboardMarkup.from_row(
         [
-            [
-                _button(
-                    texts.SURE_BUTTON.format(chosen=chosen),
-                    callbacks.CONFIDENCE(delivery_id, token, "s"),
-                ),
-                _button(
-                    texts.UNSURE_BUTTON.format(chosen=chosen),
-                    callbacks.CONFIDENCE(delivery_id, token, "u"),
-                ),
-            ]
+            _button(sure.format(chosen=chosen), callbacks.CONFIDENCE(delivery_id, token, "s")),
+            _button(unsure.format(chosen=chosen), callbacks.CONFIDENCE(delivery_id, token, "u")),
         ]
     )
 
@@ -98,22 +91,24 @@ def exam_offer_keyboard() -> InlineKeyboardMarkup:
 def reset_keyboard(bank_id: str) -> InlineKeyboardMarkup:
     """/reset's confirmation: Yes (names the exam, so a later switch cannot change it) or
     Cancel."""
-    return InlineKeyboardMarkup(
-        [
-            [_button(texts.RESET_YES, callbacks.RESET(bank_id))],
-            [_button(texts.RESET_NO, callbacks.RESET(callbacks.RESET_CANCEL))],
-        ]
+    yes = _button(texts.RESET_YES, callbacks.RESET(bank_id))
+    return InlineKeyboardMarkup.from_column(
+        [yes, _button(texts.RESET_NO, callbacks.RESET(callbacks.RESET_CANCEL))]
     )
 
 
 def practice_keyboard() -> InlineKeyboardMarkup:
     """Back to normal practice (when /mistakes has nothing left)."""
-    return InlineKeyboardMarkup([[_button(texts.PRACTICE_BUTTON, callbacks.PRACTICE("go"))]])
+    return InlineKeyboardMarkup.from_button(
+        _button(texts.PRACTICE_BUTTON, callbacks.PRACTICE("go"))
+    )
 
 
 def next_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
     """Just the Next button (under a breakdown)."""
-    return InlineKeyboardMarkup([[_button("Next question ▶️", callbacks.NEXT(delivery_id))]])
+    return InlineKeyboardMarkup.from_button(
+        _button("Next question ▶️", callbacks.NEXT(delivery_id))
+    )
 
 
 def topics_keyboard(

@@ -93,25 +93,17 @@ def screen_markup(exam: Exam, page: int | None = None) -> dict[str, Any]:
 
 def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     """Finish anyway, or back to the question."""
-    return InlineKeyboardMarkup(
-        [
-            [
-                _button("🏁 Finish now", _move(exam, "y")),
-                _button("◀ Back to the exam", _move(exam, "b")),
-            ]
-        ]
+    finish, back = _move(exam, "y"), _move(exam, "b")
+    return InlineKeyboardMarkup.from_row(
+        [_button("🏁 Finish now", finish), _button("◀ Back to the exam", back)]
     )
 
 
 def stop_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     """Abandon, or keep going."""
-    return InlineKeyboardMarkup(
-        [
-            [
-                _button("Yes, abandon it", _move(exam, "x")),
-                _button("No, keep going", _move(exam, "c")),
-            ]
-        ]
+    abandon, keep = _move(exam, "x"), _move(exam, "c")
+    return InlineKeyboardMarkup.from_row(
+        [_button("Yes, abandon it", abandon), _button("No, keep going", keep)]
     )
 
 
