@@ -1,6 +1,10 @@
 """Buttons as their handlers declare them (`@BUTTONS.on(callbacks.TOPIC, Who.ADMINS)`): the
-data each takes, who may press it, and what it does. The routes and the permission check are
-built from these declarations, so a new button is one decorated handler and its keyboard.
+data each takes, who may press it, and what it does. The routes (bot/telegram/routes.py) and
+the permission check are built from these declarations: a new button is its data in
+views/callbacks.py, its decorated handler, and the keyboard that shows it.
+
+The data's format sits in views/ rather than here because keyboards are drawn below the
+handlers too (the live answer count and the push redraw the answer buttons).
 
 Each rule matches the command the button stands for: an answer is each member's own, so anyone
 may press it; "Next question", "All options explained", the daily-time buttons and the mock
