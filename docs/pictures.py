@@ -1,10 +1,10 @@
 """Draw the README's pictures: a verdict as a learner sees it, and the /stats chart.
 
 Run from the repository root: `python -m docs.pictures [OUT_DIR]` (default: docs/). The verdict
-is the bot's own HTML for a bundled question (`bot.telegram.views.render_cache.verdict_text`), laid out
-as a Telegram chat bubble with its buttons; the chart is `bot.charts.stats_chart` for a sample
-learner. Both are drawn with matplotlib's Agg canvas, as the bot's charts are; the chart is saved
-with a palette so that it stays small in the repository.
+is the bot's own HTML for a bundled question (`bot.telegram.views.render_cache.verdict_text`),
+laid out as a Telegram chat bubble with its buttons; the chart is `bot.charts.stats_chart` for a
+sample learner. Both are drawn with matplotlib's Agg canvas, as the bot's charts are; the chart
+is saved with a palette so that it stays small in the repository.
 """
 
 from __future__ import annotations
