@@ -13,9 +13,8 @@ own update ids, so these payloads can be pushed as they are.
 
 Tests read and seed the database through the storage port (`bot.storage.factory`) or the
 helpers at the end of this module (`rows`, `one`, `execute`, `blocking`), never through a
-driver, so that the suite can run on another backend. Tests that are about the SQLite engine
-and may use sqlite3 directly are listed in SQLITE_ENGINE_TESTS (tests/test_layers.py holds every
-other test file to that).
+driver, so that the suite can run on another backend. Only the tests about the SQLite engine,
+listed in SQLITE_ENGINE_TESTS, use sqlite3 directly.
 """
 
 from __future__ import annotations
@@ -183,10 +182,22 @@ def poll_answer(poll_id: str, user: JSON, option_ids: list[int]) -> JSON:
     return _update("poll_answer", payload)
 
 
-# Tests that are about the SQLite engine and may use sqlite3 directly: its connections and
-# pragmas, readers, checkpoints, WAL pacing, query plans, online backups, a file SQLite cannot
-# open, and a second connection that holds the write lock.
-SQLITE_ENGINE_TESTS = frozenset({})
+# Tests that are about the SQLite engine and may use sqlite3 directly (paths under tests/);
+# tests/test_layers.py holds every other file to the helpers below and keeps this list exact.
+SQLITE_ENGINE_TESTS = frozenset(
+    {
+        "test_storage.py",  # the engine's connections, batches and driver errors
+        "test_db_readers.py",  # reader connections and the aiosqlite internals they use
+        "test_db_checkpoints.py",  # WAL checkpoints held back by a reader pinning a snapshot
+        "test_query_plans.py",  # EXPLAIN QUERY PLAN of the hot queries
+        "test_ops_backup.py",  # the online backup's copy: its journal mode and integrity
+        "test_faults_database_open.py",  # files SQLite cannot open, a read-only database
+        "test_faults_busy.py",  # two connections racing for the write lock
+        "test_push_faults.py",  # another connection holds the write lock mid-push
+        "test_shutdown_faults.py",  # another connection holds the write lock at shutdown
+        "bench/gen_history.py",  # a scratch build of the benchmark file: no journal, old schema
+    }
+)
 
 
 @contextlib.contextmanager
