@@ -31,8 +31,9 @@ Move = Callable[[Exam, float], Exam | Pending]
 T = TypeVar("T")
 CACHE_EXAMS = 4096
 CACHE_QUESTIONS = 65536
-# A learner's move whose save lost to another writer is read and applied again: as if the
-# two had come one after the other. Losing this often means something is wrong: "busy".
+# A save that lost to another writer is read and made again in the same transaction, whose
+# reads see what committed before them (never on SQLite's one writer; PostgreSQL's default
+# isolation): the two count one after the other. One that keeps losing is answered "busy".
 SAVE_TRIES = 3
 
 

@@ -33,7 +33,7 @@ from bot.storage.port import Connection, DatabaseBusy, Store
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
 
-# Reads and saves of one toggle before it is answered as "busy" (see `toggle`).
+# Reads and saves of one toggle before it is answered "busy" (see `toggle`).
 TOGGLE_TRIES = 3
 
 
@@ -396,8 +396,8 @@ class PracticeService:
             if question.kind is not Kind.MULTIPLE or not 0 <= option < len(question.options):
                 # Toggles exist only on "select two" questions: a forged one is refused.
                 return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
-            # A toggle that lost to another writer (a second tap, a Submit) reads again: the
-            # two taps count one after the other, and a submitted answer stays as it was.
+            # A toggle that lost to another writer (a second tap, a Submit elsewhere) reads
+            # again: two taps count one after the other, and a submitted answer stays.
             for _ in range(TOGGLE_TRIES):
                 if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                     return self._already(conn, delivery, learner.id)

@@ -7,8 +7,7 @@ target (`ON CONFLICT (...) DO NOTHING / DO UPDATE`), refer to the stored row as
 `RETURNING id`; times are Unix seconds computed in Python and bound as parameters; a write
 that depends on what was read checks it in its WHERE clause (compare and set) instead of
 relying on one writer at a time; a column named like a word PostgreSQL reserves (`right`)
-is quoted. What cannot be written once for both goes through a helper
-here.
+is quoted. What cannot be written once for both goes through a helper here.
 
 Still SQLite-only, and why:
 
@@ -29,15 +28,17 @@ Still SQLite-only, and why:
 - Triggers (migration 0012: learner_days keeps learner_runs), written in SQLite's trigger
   syntax with its `date(..., '+1 day')` and scalar MAX; PostgreSQL needs a trigger function.
 - The migrations in bot/storage/sql/ (history, applied as they are): `julianday` in 0012's
-  backfill, `WITHOUT ROWID`, `INTEGER PRIMARY KEY AUTOINCREMENT`, partial indexes. Their
+  backfill, `WITHOUT ROWID`, `INTEGER PRIMARY KEY AUTOINCREMENT`, `executescript`. Their
   Python steps only replay SQLite history: `summaries.backfill` (NOT INDEXED, `CAST(x AS
   INTEGER)` truncating where PostgreSQL rounds, an integer read as a boolean in CASE WHEN)
   and `forgetting_sql.backfill` (`TOTAL()`). A PostgreSQL schema starts from a baseline of
   its own and needs none of them.
 - Flags are 0/1 integers (`active = 1`, `exam_offered = 0`, `correct`): a PostgreSQL baseline
   keeps them as integers (smallint) so that the statements stay as they are.
-- Placeholders are sqlite3's `?` and `:name`: a PostgreSQL adapter translates them once per
-  statement.
+- The driver: placeholders are sqlite3's `?` and `:name` (a PostgreSQL adapter translates
+  them once per statement); rows are `sqlite3.Row`, or plain tuples where a hot read sets
+  `cursor.row_factory = None` (learning_sql, item_sql); `rowcount` tells a compare and set
+  whether it won, as a PostgreSQL cursor's does.
 """
 
 from __future__ import annotations
