@@ -60,6 +60,15 @@ def rows(conn: sqlite3.Connection, sql: str) -> list[tuple[object, ...]]:
 
 
 # ---------------------------------------------------------------- the push claim
+def pick_q1(c: sqlite3.Connection, row: push_log.DueRow, now: float) -> tuple[int, str, str]:
+    """A picker: records the delivery of question q1 for the due chat."""
+    did = practice_sql.insert_delivery(
+        c, chat_id=row.chat_id, user_id=row.user_id, bank_id="b", question_id="q1",
+        source="daily", now=now,
+    )  # fmt: skip
+    return did, "b", "q1"
+
+
 def test_a_push_row_claimed_by_a_is_left_alone_by_b(
     a: sqlite3.Connection, b: sqlite3.Connection
 ) -> None:
@@ -73,11 +82,7 @@ def test_a_push_row_claimed_by_a_is_left_alone_by_b(
     def picker(name: str) -> push_log.Picker:
         def pick(c: sqlite3.Connection, row: push_log.DueRow, now: float) -> tuple[int, str, str]:
             picked.append(name)
-            did = practice_sql.insert_delivery(
-                c, chat_id=row.chat_id, user_id=row.user_id, bank_id="b", question_id="q1",
-                source="daily", now=now,
-            )  # fmt: skip
-            return did, "b", "q1"
+            return pick_q1(c, row, now)
 
         return pick
 
@@ -113,13 +118,6 @@ def test_a_skip_read_by_b_does_not_undo_a_claim_by_a(
             now=NOW,
         )  # fmt: skip
 
-    def pick(c: sqlite3.Connection, row: push_log.DueRow, now: float) -> tuple[int, str, str]:
-        did = practice_sql.insert_delivery(
-            c, chat_id=row.chat_id, user_id=row.user_id, bank_id="b", question_id="q1",
-            source="daily", now=now,
-        )  # fmt: skip
-        return did, "b", "q1"
-
     subscribe()
     later = NOW + 86400
     push_log.materialize_due(a, later, 7200, 10)
@@ -127,9 +125,9 @@ def test_a_skip_read_by_b_does_not_undo_a_claim_by_a(
     seen_b = push_log.ready_rows(b, later, 10)  # B reads while the chat is unsubscribed
     subscribe()  # back again before A reads
     seen_a = push_log.ready_rows(a, later, 10)
-    run_transaction(a, lambda c: push_log.claim_rows(c, seen_a, later, pick, owner="A"))
+    run_transaction(a, lambda c: push_log.claim_rows(c, seen_a, later, pick_q1, owner="A"))
     # B would skip the row as unsubscribed: A's claim came first and stands.
-    assert run_transaction(b, lambda c: push_log.claim_rows(c, seen_b, later, pick)) == []
+    assert run_transaction(b, lambda c: push_log.claim_rows(c, seen_b, later, pick_q1)) == []
     assert rows(a, "SELECT state, owner, error FROM push_log") == [("sending", "A", None)]
 
 
