@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.domain.kinds import ChatKind, Source
 from bot.domain.models import Learner
 from bot.mock import exam as moves
 from bot.mock.models import ExamStatus
@@ -65,7 +66,7 @@ def pick_q1(c: sqlite3.Connection, row: push_log.DueRow, now: float) -> tuple[in
     """A picker: records the delivery of question q1 for the due chat."""
     did = practice_sql.insert_delivery(
         c, chat_id=row.chat_id, user_id=row.user_id, bank_id="b", question_id="q1",
-        source="daily", now=now,
+        source=Source.DAILY, now=now,
     )  # fmt: skip
     return did, "b", "q1"
 
@@ -74,7 +75,13 @@ def test_a_push_row_claimed_by_a_is_left_alone_by_b(
     a: sqlite3.Connection, b: sqlite3.Connection
 ) -> None:
     push_log.upsert_subscription(
-        a, chat_id=ANN, user_id=ANN, kind="private", local_time="07:00", timezone="UTC", now=NOW
+        a,
+        chat_id=ANN,
+        user_id=ANN,
+        kind=ChatKind.PRIVATE,
+        local_time="07:00",
+        timezone="UTC",
+        now=NOW,
     )
     later = NOW + 86400
     assert push_log.materialize_due(a, later, 7200, 10) == 1
@@ -115,7 +122,7 @@ def test_a_skip_read_by_b_does_not_undo_a_claim_by_a(
 ) -> None:
     def subscribe() -> None:
         push_log.upsert_subscription(
-            a, chat_id=ANN, user_id=ANN, kind="private", local_time="07:00", timezone="UTC",
+            a, chat_id=ANN, user_id=ANN, kind=ChatKind.PRIVATE, local_time="07:00", timezone="UTC",
             now=NOW,
         )  # fmt: skip
 
@@ -208,7 +215,7 @@ async def test_a_lost_deadline_save_is_left_for_the_next_pass(exam_path: Path) -
 def delivery(conn: sqlite3.Connection) -> int:
     practice_sql.upsert_user(conn, Learner(ANN, "Ann"), NOW)
     return practice_sql.insert_delivery(
-        conn, chat_id=ANN, user_id=ANN, bank_id="b", question_id="m1", source="quiz", now=NOW
+        conn, chat_id=ANN, user_id=ANN, bank_id="b", question_id="m1", source=Source.QUIZ, now=NOW
     )
 
 
