@@ -11,25 +11,24 @@ is quoted. What cannot be written once for both goes through a helper here.
 
 Still SQLite-only, and why:
 
-- The engine (db.py, transactions.py, checkpoints.py, wal_pace.py, backup.py, migrations.py):
-  PRAGMAs (journal_mode, synchronous, foreign_keys, busy_timeout, query_only, page_size,
-  wal_autocheckpoint, journal_size_limit, user_version, wal_checkpoint, integrity_check),
-  `BEGIN IMMEDIATE` and the savepoint replay of a group commit, the backup API, and the
-  `datetime('now')` default of `schema_migrations.applied_at`. A PostgreSQL backend brings
-  its own engine; `health.py` and `item_sql.connect_read_only` also set SQLite PRAGMAs on
-  connections of their own.
+- The engine (bot/storage/sqlite/): PRAGMAs (journal_mode, synchronous, foreign_keys,
+  busy_timeout, query_only, page_size, wal_autocheckpoint, journal_size_limit, user_version,
+  wal_checkpoint, integrity_check), `BEGIN IMMEDIATE` and the savepoint replay of a group
+  commit, read-only `mode=ro` connections, the backup API, `sqlite_master` in
+  migrations.pending, and the `datetime('now')` default of `schema_migrations.applied_at`.
+  A PostgreSQL backend brings its own engine.
 - The catalog: `sqlite_master` and `PRAGMA table_info` (abuse_sql's reset finds its tables by
   their columns, bot_status checks and counts tables, memory_backfill reads the columns an
-  early migration left, migrations.pending). PostgreSQL: information_schema.
+  early migration left). PostgreSQL: information_schema.
 - Planner hints: `INDEXED BY subscriptions_due` (push_peak.peak_due) and `NOT INDEXED`
   (summaries.backfill, migration 0010). PostgreSQL has no such syntax: drop them there.
 - `group_concat(x, sep)` (item_sql): PostgreSQL's `string_agg(x::text, sep)`, with one
   ORDER BY in each aggregate so the lists stay aligned.
 - Triggers (migration 0012: learner_days keeps learner_runs), written in SQLite's trigger
   syntax with its `date(..., '+1 day')` and scalar MAX; PostgreSQL needs a trigger function.
-- The migrations in bot/storage/sql/ (history, applied as they are): `julianday` in 0012's
-  backfill, `WITHOUT ROWID`, `INTEGER PRIMARY KEY AUTOINCREMENT`, `executescript`. Their
-  Python steps only replay SQLite history: `summaries.backfill` (NOT INDEXED, `CAST(x AS
+- The migrations in bot/storage/sqlite/schema/ (history, applied as they are): `julianday`
+  in 0012's backfill, `WITHOUT ROWID`, `INTEGER PRIMARY KEY AUTOINCREMENT`, `executescript`.
+  Their Python steps only replay SQLite history: `summaries.backfill` (NOT INDEXED, `CAST(x AS
   INTEGER)` truncating where PostgreSQL rounds, an integer read as a boolean in CASE WHEN)
   and `forgetting_sql.backfill` (`TOTAL()`). A PostgreSQL schema starts from a baseline of
   its own and needs none of them.
