@@ -84,10 +84,10 @@ class PgServer:
                     "-l", str(self.root / "server.log"), "-o", f"{options} -p {self.port}",
                 )  # fmt: skip
                 return self
-            except RuntimeError:
+            except RuntimeError as err:
                 if attempt == 4:  # another process took each port first, or a real failure
                     log = self.root / "server.log"
-                    raise RuntimeError(log.read_text() if log.exists() else "no server log")
+                    raise RuntimeError(log.read_text() if log.exists() else str(err)) from err
         return self
 
     def url(self, dbname: str = "postgres") -> str:
