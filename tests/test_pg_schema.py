@@ -52,7 +52,8 @@ def sqlite_schema(path: Path) -> Schema:
 def pg_schema(url: str) -> Schema:
     with psycopg.connect(url) as conn:
         rows = conn.execute(
-            "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns"
+            "SELECT table_name, column_name, data_type, is_nullable"
+            " FROM information_schema.columns"
             " WHERE table_schema = 'public' ORDER BY table_name, ordinal_position"
         ).fetchall()
         columns: dict[str, list[tuple[str, str, bool]]] = {}
