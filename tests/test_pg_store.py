@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from bot.cli import main
+from bot.config import load_settings
 from bot.learning.memory import Answer, review
 from bot.storage import learning_sql, practice_sql
 from bot.storage.factory import connect_blocking, open_database, prepare_database
@@ -104,15 +106,27 @@ def test_a_server_that_is_not_there_is_unavailable(pg_url: str) -> None:
         prepare_database(url)
 
 
-def test_migrate_on_a_fresh_database_applies_the_baseline(pg_url: str) -> None:
+def test_quizbot_migrate_on_a_fresh_database_applies_the_baseline(
+    pg_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     conn = connect_blocking(pg_url)
     try:
         conn.execute("CREATE DATABASE fresh_one")
     finally:
         conn.close()
-    fresh = pg_url.rsplit("/", 1)[0] + "/fresh_one"
-    assert prepare_database(fresh) == ["0000_baseline"]
-    assert prepare_database(fresh) == []
+    # The server trusts every local login: the password is there to be kept out of the output.
+    fresh = pg_url.replace("postgres@", "postgres:s3cret@").rsplit("/", 1)[0] + "/fresh_one"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QUIZBOT_DB", fresh)
+    assert load_settings().db == fresh
+    assert main(["migrate"]) == 0
+    assert main(["migrate"]) == 0
+    out = capsys.readouterr().out
+    assert "applied 1 migration(s)\n  0000_baseline" in out and "up to date" in out
+    assert "s3cret" not in out and "postgresql://postgres@127.0.0.1:" in out
 
 
 async def both(pg: Store, lite: Store, fn: Callable[[Connection], Any]) -> tuple[Any, Any]:
@@ -132,6 +146,26 @@ def _delivery(conn: Connection) -> Any:
 async def test_deliveries_read_back_alike(pg: Store, lite: Store) -> None:
     on_pg, on_lite = await both(pg, lite, _delivery)
     assert on_pg == on_lite and on_pg.id == 1 and on_pg.chat_id == BIG_ID
+
+
+def _chat_and_totals(conn: Connection) -> Any:
+    practice_sql.upsert_chat(conn, -BIG_ID, "group", "Team", T0)
+    conn.execute("UPDATE chats SET active = 0")
+    practice_sql.upsert_chat(conn, -BIG_ID, "supergroup", "Team 2", T0 + 1)
+    conn.execute("INSERT INTO learner_topics VALUES (?, 'b', 't1', 3, 2), (?, 'b', 't2', 1, 0)",
+                 (BIG_ID, BIG_ID))  # fmt: skip
+    chat = tuple(conn.execute("SELECT * FROM chats").fetchone())
+    return (
+        chat,
+        practice_sql.topic_totals(conn, BIG_ID, "b"),
+        practice_sql.bank_totals(conn, BIG_ID),
+    )
+
+
+async def test_chats_and_totals_alike(pg: Store, lite: Store) -> None:
+    on_pg, on_lite = await both(pg, lite, _chat_and_totals)
+    assert on_pg == on_lite
+    assert on_pg[0][1:4] == ("supergroup", "Team 2", 1) and len(on_pg[1]) == 2
 
 
 async def test_memory_states_save_and_load_alike(pg: Store, lite: Store) -> None:
