@@ -52,7 +52,10 @@ class NumericLoader(Loader):
 
     def load(self, data: Any) -> int | float:
         text = bytes(data).decode()
-        return float(text) if "." in text or "N" in text or "e" in text else int(text)
+        try:
+            return int(text)
+        except ValueError:  # a fraction, NaN or Infinity
+            return float(text)
 
 
 class BoolAsInt(Dumper):
