@@ -196,6 +196,7 @@ SQLITE_ENGINE_TESTS = frozenset(
         "test_faults_busy.py",  # two connections racing for the write lock
         "test_push_faults.py",  # another connection holds the write lock mid-push
         "test_shutdown_faults.py",  # another connection holds the write lock at shutdown
+        "test_pg_schema.py",  # reads the SQLite catalog to compare it with PostgreSQL's
         "bench/gen_history.py",  # a scratch build of the benchmark file: no journal, old schema
     }
 )
