@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.learning.memory import Answer
-from bot.storage import learning_sql
+from bot.practice import memory_updates
 from bot.storage.port import Connection
 
 
@@ -16,8 +16,8 @@ def seed_fast_forgetting(
     days later: the bank's memories fade faster than FSRS predicts, so its study queue relearns
     in the sitting."""
     for user in range(100, 400):
-        first = learning_sql.review_from(
+        first = memory_updates.take_answer(
             conn, user, bank_id, Answer(question_id, missed_at, False), None
         )
         again = Answer(question_id, missed_at + dt.timedelta(days=2), False)
-        learning_sql.review_from(conn, user, bank_id, again, first)
+        memory_updates.take_answer(conn, user, bank_id, again, first)

@@ -9,6 +9,7 @@ import pytest
 
 from bot.domain.models import Learner
 from bot.learning.memory import Answer
+from bot.practice import memory_updates
 from bot.storage import answer_sql, learning_sql, practice_sql
 from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
@@ -36,9 +37,9 @@ def test_it_reads_what_the_separate_queries_read(conn: Connection) -> None:
     learning_sql.set_confidence(conn, 1, True, NOW)
     conn.execute("UPDATE users SET timezone = 'Europe/Paris' WHERE id = 1")
     at = dt.datetime.fromtimestamp(NOW, dt.UTC)
-    mine = learning_sql.review_answer(conn, 1, "b", Answer("q1", at, True))
-    learning_sql.review_answer(conn, 2, "b", Answer("q1", at, False))  # someone else's
-    learning_sql.review_answer(conn, 1, "b", Answer("q2", at, False))  # another question
+    mine = memory_updates.take_stored(conn, 1, "b", Answer("q1", at, True))
+    memory_updates.take_stored(conn, 2, "b", Answer("q1", at, False))  # someone else's
+    memory_updates.take_stored(conn, 1, "b", Answer("q2", at, False))  # another question
     did = _delivery(conn, 1, "q1")
 
     context = answer_sql.answer_context(conn, did, 1)

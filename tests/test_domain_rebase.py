@@ -15,6 +15,7 @@ from bot.bank.models import Bank
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer
+from bot.practice import memory_updates
 from bot.storage import learning_sql, practice_sql
 from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
@@ -95,7 +96,7 @@ def answer(conn: Connection, bank: Bank, user: int, qid: str, correct: bool, at:
         chosen="0" if correct else "1", correct=correct, now=at,
     )  # fmt: skip
     when = dt.datetime.fromtimestamp(at, dt.UTC)
-    learning_sql.review_answer(conn, user, BANK_ID, Answer(qid, when, correct))
+    memory_updates.take_stored(conn, user, BANK_ID, Answer(qid, when, correct))
 
 
 def rows(conn: Connection, sql: str, *args: object) -> list[tuple[object, ...]]:

@@ -20,6 +20,7 @@ from bot.learning.queue import Learner, Pick, Reason, Today, choose_next
 from bot.learning.queue_modes import probe_to_ask, to_relearn
 from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
+from bot.practice import memory_updates
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage.port import Connection
@@ -188,7 +189,9 @@ def test_answers_that_record_a_probe_keep_the_banks_tally_and_the_backfill_agree
             before = None
             for i, at in enumerate(later):
                 correct = first if i == 0 else rng.random() < 0.6
-                before = lsql.review_from(conn, user, "b", Answer(q, at, correct), before)
+                before = memory_updates.take_answer(
+                    conn, user, "b", Answer(q, at, correct), before
+                )
     stored = [
         lsql.state_of(tuple(row))
         for row in conn.execute(f"SELECT {', '.join(lsql.MEMORY_COLUMNS)} FROM memory_states")

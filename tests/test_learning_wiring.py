@@ -17,6 +17,7 @@ from bot.domain import display, grading
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Learner
 from bot.learning.memory import Answer, Confidence, replay_all
+from bot.practice import memory_updates
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
@@ -99,15 +100,16 @@ def test_storage_round_trips(tmp_path: Path) -> None:
     conn = connect_sync(tmp_path / "s.sqlite3")
     migrations.apply_migrations(conn)
     conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (5, 0, 0)")
-    state = lsql.review_answer(conn, 5, "b", Answer("q", START, False, Confidence.SURE, 3.5))
+    state = memory_updates.take_stored(
+        conn, 5, "b", Answer("q", START, False, Confidence.SURE, 3.5)
+    )
     assert lsql.memory_state(conn, 5, "b", "q") == state and state.confident_error
     assert lsql.memory_states(conn, 5, "other") == {}
     q = tagged("t1", "alpha", "m1")
-    changed = lsql.update_misconceptions(conn, 5, "b", q, {0}, START)
+    changed = memory_updates.take_misconceptions(conn, 5, "b", q, {0}, START)
     assert lsql.misconception_states(conn, 5, "b") == changed and changed["m1"].active
-    assert (
-        lsql.update_misconceptions(conn, 5, "b", sample_bank.question("plain"), {0}, START) == {}
-    )
+    plain = sample_bank.question("plain")
+    assert memory_updates.take_misconceptions(conn, 5, "b", plain, {0}, START) == {}
     lsql.set_exam_date(conn, 5, "b", dt.date(2027, 3, 15), 0.0)
     assert lsql.exam_date(conn, 5, "b") == dt.date(2027, 3, 15)
     lsql.set_exam_date(conn, 5, "b", None, 0.0)

@@ -20,6 +20,7 @@ from bot.mock.models import Exam, ExamKind, ExamStatus, MockSummary
 from bot.mock.scoring import GradedAnswer, MockResult, graded_answers, score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
+from bot.practice.memory_updates import record_mock_answers
 from bot.practice.mock_models import MockReply, MockStatus, ReviewEntry
 from bot.storage import mock_sql, practice_sql
 from bot.storage.port import Connection, DatabaseBusy, Store
@@ -79,7 +80,7 @@ class MockService:
         *,
         clock: Clock | None = None,
         rng: random.Random | None = None,
-        record: GradedSink | None = mock_sql.record_graded_answers,
+        record: GradedSink | None = record_mock_answers,
     ) -> None:
         self.db = db
         self.catalog = catalog

@@ -24,10 +24,10 @@ from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.learning_service import LearningService
+from bot.practice.memory_updates import take_answer, take_misconceptions
 from bot.practice.picking import delivery_from, pick_for_learner
 from bot.practice.picking import record as record_delivery
 from bot.storage import answer_sql, summaries
-from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.port import Connection, DatabaseBusy, Store
 from bot.storage.practice_sql import DeliveryRecord
@@ -362,9 +362,9 @@ class PracticeService:
         took = max(0.0, now - row.sent_at) if seconds is None else seconds
         answer = Answer(row.question_id, at, correct, confidence, took)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
-        lsql.review_from(conn, user_id, row.bank_id, answer, before)
+        take_answer(conn, user_id, row.bank_id, answer, before)
         if question is not None:
-            lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
+            take_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
 
     @staticmethod
     def _already(conn: Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:

@@ -9,9 +9,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.bank.models import Question
-from bot.learning.memory import Answer, MemoryState, from_timestamp, review
-from bot.learning.misconceptions import MisconceptionState, after_answer, tagged_options
+from bot.learning.memory import MemoryState, from_timestamp
+from bot.learning.misconceptions import MisconceptionState
 from bot.storage.port import Connection, Cursor, Row
 
 MEMORY_COLUMNS = (
@@ -91,34 +90,8 @@ def save_memory(
     return _parsed(values)
 
 
-def review_answer(conn: Connection, user_id: int, bank_id: str, answer: Answer) -> MemoryState:
-    """Apply one answer to the stored memory of its question; returns the new state."""
-    before = memory_state(conn, user_id, bank_id, answer.question_id)
-    return review_from(conn, user_id, bank_id, answer, before)
-
-
-def review_from(
-    conn: Connection,
-    user_id: int,
-    bank_id: str,
-    answer: Answer,
-    before: MemoryState | None,
-) -> MemoryState:
-    """`review_answer` when the caller read the stored state (`before`) in this transaction;
-    returns the new state as a later read of its row would give it. An answer that records a
-    probe of the bank-wide forgetting check adds it to the bank's tally."""
-    after = review(before, answer)
-    if after.probe_recall is not None and counts_probe(before, after):
-        _count_probe(conn, bank_id, after.probe_recall, after.probe_right)
-    return save_memory(conn, user_id, bank_id, answer.question_id, after)
-
-
-def counts_probe(before: MemoryState | None, after: MemoryState) -> bool:
-    """Whether the answer from `before` to `after` adds a probe to the bank's tally."""
-    return after.probe_recall is not None and (before is None or before.probe_recall is None)
-
-
-def _count_probe(conn: Connection, bank_id: str, recall: float, right: bool) -> None:
+def add_probe(conn: Connection, bank_id: str, recall: float, right: bool) -> None:
+    """Add one probe of the bank-wide forgetting check to the bank's tally."""
     conn.execute(
         'INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, "right")'
         " VALUES (?, 1, ?, ?, ?) ON CONFLICT (bank_id) DO UPDATE SET"
@@ -190,30 +163,6 @@ def save_misconceptions(
     return {str(row[2]): _misconception(row[2:]) for row in rows}
 
 
-def update_misconceptions(
-    conn: Connection,
-    user_id: int,
-    bank_id: str,
-    question: Question,
-    chosen_file: Collection[int],
-    at: dt.datetime,
-    held: Mapping[str, MisconceptionState] | None = None,
-) -> dict[str, MisconceptionState]:
-    """Apply one answer (FILE-order choice) to the misconceptions its question carries;
-    returns the changed states as stored. `held`: all of the learner's states in the bank,
-    read in this transaction (then they are not read again)."""
-    tags = tagged_options(question)
-    if not tags:
-        return {}  # most questions carry none: no read, no write
-    if held is None:
-        states = misconception_states(conn, user_id, bank_id, list(tags))
-    else:
-        states = {m: s for m, s in held.items() if m in tags}
-    changed = after_answer(states, question, chosen_file, at)
-    return save_misconceptions(conn, user_id, bank_id, changed)
-
-
-# ---------------------------------------------------------------- exam date, preferences
 def exam_date(conn: Connection, user_id: int, bank_id: str) -> dt.date | None:
     """The learner's exam date for a bank, or None."""
     row = conn.execute(

@@ -8,12 +8,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 
-from bot.bank.models import Question
 from bot.domain.kinds import Source
-from bot.learning.memory import Answer, from_timestamp
 from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, MockSummary, TopicWeight
 from bot.mock.scoring import GradedAnswer, MockResult
-from bot.storage import learning_sql, practice_sql
+from bot.storage import practice_sql
 from bot.storage.port import Connection, Row
 
 
@@ -277,10 +275,12 @@ def record_graded_answers(
     exam: Exam,
     graded: tuple[GradedAnswer, ...],
     default_timezone: str = "UTC",
-) -> int:
+) -> list[tuple[GradedAnswer, str | None]]:
     """Record a submitted exam's graded answers as practice answers (one delivery each, source
-    'mock'), so item statistics, the memory model and /stats count them; returns how many.
-    `default_timezone`: the zone of a learner who set none (their day in the summaries)."""
+    'mock'), so item statistics and /stats count them; the ones not recorded before, each with
+    its question as the exam showed it (JSON). `default_timezone`: the zone of a learner who
+    set none (their day in the summaries)."""
+    fresh: list[tuple[GradedAnswer, str | None]] = []
     chat_id = exam.chat_id if exam.chat_id is not None else exam.user_id
     snaps = snapshots(conn, exam.id)
     for g in graded:
@@ -297,7 +297,7 @@ def record_graded_answers(
         )
         delivery = practice_sql.delivery_record(conn, delivery_id)
         assert delivery is not None
-        fresh = practice_sql.insert_answer(
+        new = practice_sql.insert_answer(
             conn,
             delivery=delivery,
             user_id=exam.user_id,
@@ -307,14 +307,6 @@ def record_graded_answers(
             now=g.answered_at,
             default_timezone=default_timezone,
         )
-        if fresh:
-            # The memory model and misconceptions take the answer in the same transaction.
-            at = from_timestamp(g.answered_at)
-            answer = Answer(g.question_id, at, g.correct, in_exam=True)
-            learning_sql.review_answer(conn, exam.user_id, exam.bank_id, answer)
-            if g.position < len(snaps):
-                question = Question.model_validate_json(snaps[g.position])
-                learning_sql.update_misconceptions(
-                    conn, exam.user_id, exam.bank_id, question, g.chosen, at
-                )
-    return len(graded)
+        if new:
+            fresh.append((g, snaps[g.position] if g.position < len(snaps) else None))
+    return fresh
