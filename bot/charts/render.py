@@ -21,6 +21,7 @@ from bot.charts.style import (
     new_figure,
     to_png,
 )
+from bot.plural import plural
 
 DAYS = 30
 MAX_LABEL = 44  # characters of a topic name before it is cut with an ellipsis
@@ -97,7 +98,11 @@ def _days_panel(ax: Axes, days: Sequence[DayActivity], today: dt.date) -> None:
     for x, word, colour in ((0.74, "■ right", BLUE), (0.88, "■ wrong", VERMILLION)):
         ax.text(x, 1.02, word, transform=ax.transAxes, fontsize=NOTE_PT, color=colour)
     answered, correct = sum(total), sum(right)
-    summary = f"{answered} answers, {100 * correct / answered:.0f}% right" if answered else "none"
+    summary = (
+        f"{plural(answered, 'answer')}, {100 * correct / answered:.0f}% right"
+        if answered
+        else "none"
+    )
     ax.set_title(f"{DAYS} days: {summary}", fontsize=TITLE_PT, loc="left", pad=12)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.plural import plural
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective, message_lock, query_message
 from bot.telegram.outbound.send import edit_or_send, send_html
@@ -47,6 +48,6 @@ async def on_reset_button(update: Update, context: QuizContext) -> None:
     # One reset per message however often Yes is tapped: repeats wait, then find it done.
     async with message_lock(chat_id, message_id):
         forgotten = await services.guards.reset(query.from_user.id, bank.id)
-        await query.answer(clip(texts.CB_RESET_DONE.format(count=forgotten)))
+        await query.answer(clip(texts.CB_RESET_DONE.format(answers=plural(forgotten, "answer"))))
         text = texts.RESET_DONE.format(bank=esc(bank.meta.title))
         await edit_or_send(context.bot, chat_id, message_id, text)

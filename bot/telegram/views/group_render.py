@@ -7,6 +7,7 @@ from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Question
 from bot.domain.groups import Leaderboard, Reveal, Standing
 from bot.domain.models import AnswerOutcome
+from bot.plural import plural
 from bot.telegram.views import texts
 from bot.telegram.views.render import clip, esc, header, letters, question_text
 
@@ -23,9 +24,7 @@ def _minutes(seconds: float) -> str:
 
 def group_question_text(bank: Bank, question: Question, window_s: float, count: int) -> str:
     """The question as posted in a group or channel, with the window and the live count."""
-    footer = texts.GROUP_FOOTER.format(
-        window=_minutes(window_s), count=count, s="" if count == 1 else "s"
-    )
+    footer = texts.GROUP_FOOTER.format(window=_minutes(window_s), answers=plural(count, "answer"))
     return f"{question_text(bank, question)}\n\n{footer}"
 
 

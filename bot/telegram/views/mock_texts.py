@@ -52,14 +52,12 @@ READY_SCORE = (
 )
 READY_NOW = "If you sat the exam now:"
 READY_AT_EXAM = (
-    "📅 On your exam date, {date} (in {days} days), without more practice: <b>{score:.0f}%</b>"
+    "📅 On your exam date, {date} ({when}), without more practice: <b>{score:.0f}%</b>"
     " (likely {low:.0f}–{high:.0f}%), chance of passing <b>{probability}</b>"
 )
 READY_EXAM_DATE = "📅 Your exam date: {date} ({when})."
-READY_MISSING = (
-    "Not enough evidence for a prediction yet ({answers} answers so far). Missing:\n{what}"
-)
-READY_MISSING_ANSWERS = "• {n} more answers"
+READY_MISSING = "Not enough evidence for a prediction yet ({answers} so far). Missing:\n{what}"
+READY_MISSING_ANSWERS = "• {answers}"
 READY_MISSING_TOPICS = "• a few answers in: {topics}"
 READY_TOPIC = "• {name} ({weight:g}%): {score} · met {met:.0%}"
 READY_NOTE = "<i>An estimate from your answers and mock exams; /help explains how.</i>"

@@ -87,7 +87,7 @@ RESET_YES = "Yes, reset this exam"
 RESET_NO = "Cancel"
 RESET_DONE = "✅ Your progress in <b>{bank}</b> is reset. Send /quiz to start afresh."
 RESET_CANCELLED = "Nothing was reset."
-CB_RESET_DONE = "Reset: {count} answers forgotten."
+CB_RESET_DONE = "Reset: {answers} forgotten."
 CB_RESET_CANCELLED = "Cancelled: nothing was reset."
 
 # Callback answers: at most 200 characters each.
@@ -160,7 +160,7 @@ ADMIN_REPORT = (
 ADMIN_CAPACITY = "\n\n⚠️ <b>Push capacity</b>\n{warning}"
 
 # Groups and channels
-GROUP_FOOTER = "⏳ Open for {window} · 👥 {count} answer{s} so far · your verdict comes privately"
+GROUP_FOOTER = "⏳ Open for {window} · 👥 {answers} so far · your verdict comes privately"
 GROUP_ALERT_RIGHT = "✅ Correct ({chosen})."
 GROUP_ALERT_WRONG = "❌ Not quite: you chose {chosen}, the answer is {answer}."
 GROUP_ALERT_AGAIN = "Already answered. "
