@@ -70,7 +70,7 @@ async def test_exam_command_sets_shows_and_clears(tmp_path: Path) -> None:
             ("2027-03-15", "Exam date set: 2027-03-15 — in "),
             ("", "2027-03-15 — in "),
             ("15.03.2027", "could not read 15.03.2027 as a date"),
-            ("2020-01-01", "is not in the future"),
+            ("2020-01-01", "has already passed"),
             ("2099-01-01", "more than two years away"),
             ("off", "Exam date cleared"),
         ]:

@@ -44,9 +44,12 @@ async def exam(update: Update, context: QuizContext) -> None:
         return
     info = await learning.set_exam(user.id, parsed.date)
     assert info.days_left is not None
-    text = texts.EXAM_SET.format(
-        date=parsed.date.isoformat(), days=render.days_text(info.days_left)
-    )
+    if info.days_left == 0:
+        text = texts.EXAM_SET_TODAY.format(date=parsed.date.isoformat())
+    else:
+        text = texts.EXAM_SET.format(
+            date=parsed.date.isoformat(), days=render.days_text(info.days_left)
+        )
     await send_html(context.bot, chat.id, text)
 
 

@@ -187,8 +187,10 @@ def when(instant: float, tz_name: str) -> str:
 
 
 def days_text(days: int) -> str:
-    """'today', 'tomorrow', 'in 12 days'."""
-    if days <= 0:
+    """'today', 'tomorrow', 'in 12 days' ('already passed' for a date before today)."""
+    if days < 0:
+        return "already passed"
+    if days == 0:
         return "today"
     return "tomorrow" if days == 1 else f"in {plural(days, 'day')}"
 

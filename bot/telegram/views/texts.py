@@ -239,13 +239,17 @@ EXAM_CURRENT = (
     "Change it with <code>/exam YYYY-MM-DD</code>; <code>/exam off</code> clears it."
 )
 EXAM_SET = "✅ Exam date set: <b>{date}</b> — {days}. I pace new questions to cover every topic."
+EXAM_SET_TODAY = (
+    "✅ Exam date set: <b>{date}</b> — today. Good luck! Until then I bring back what you have"
+    " already met, for a last review."
+)
 EXAM_CLEARED = "Exam date cleared. I plan as if the exam were 30 days away."
 EXAM_MALFORMED = (
     "I could not read <b>{value}</b> as a date. Use YYYY-MM-DD, for example "
     "<code>/exam {example}</code>, or <code>/exam off</code>."
 )
 EXAM_PAST = (
-    "<b>{value}</b> is not in the future: pick a later date, for example "
+    "<b>{value}</b> has already passed: pick today or a later date, for example "
     "<code>/exam {example}</code>."
 )
 EXAM_TOO_FAR = (
