@@ -167,6 +167,24 @@ class PracticeService:
             question = self.catalog.question(record.bank_id, record.question_id)
         return None if question is None else delivery_from(record, question)
 
+    async def button_delivery(
+        self, delivery_id: int, chat_id: int, token: str | None
+    ) -> tuple[Delivery | None, AnswerStatus | None]:
+        """`delivery` for a button of this chat, or why the button no longer fits: unknown
+        (gone, as after /reset, or another chat's), stale (another copy of the data) or
+        removed (withdrawn from the bank, no version of it kept)."""
+        record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
+        if record is None or record.chat_id != chat_id:
+            return None, AnswerStatus.UNKNOWN
+        if token is not None and (record.token or "") != token:
+            return None, AnswerStatus.STALE
+        question = self.catalog.question_at(record.bank_id, record.question_id, record.version)
+        if question is None:
+            question = self.catalog.question(record.bank_id, record.question_id)
+        if question is None:
+            return None, AnswerStatus.REMOVED
+        return delivery_from(record, question), None
+
     # `token` below: the one in the button's callback data ("" for a button made before
     # tokens), or None when the caller is not a button (a poll vote, the terminal player).
     def _check(

@@ -191,9 +191,11 @@ async def on_explain(update: Update, context: QuizContext) -> None:
     if (press := await pressed(update, callbacks.EXPLAIN)) is None:
         return
     query, message = press.query, press.message
-    delivery = await context.services.practice.delivery(press.numbers[0], token=press.token)
-    if delivery is None or delivery.chat_id != message.chat_id:
-        await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
+    delivery, status = await context.services.practice.button_delivery(
+        press.numbers[0], message.chat_id, press.token
+    )
+    if delivery is None:
+        await _refuse(query, REFUSALS.get(status or AnswerStatus.UNKNOWN, texts.CB_UNKNOWN))
         return
     if not await context.services.guards.claim_button(message.chat_id, delivery.id, EXPLAIN):
         await query.answer(texts.CB_EXPLAIN_USED)
