@@ -37,6 +37,7 @@ def data_for(prefix: str, delivery_id: int) -> str:
         "n": f"n:{delivery_id}",
         "x": f"x:{delivery_id}",
         "c": f"c:{delivery_id}:s",
+        "cg": f"cg:{delivery_id}",
         "ex": "ex:30",
         "pq": "pq:go",
         "dl": "dl:0300",

@@ -131,7 +131,11 @@ async def test_confidence_flow_asks_sure_or_unsure_then_grades(tmp_path: Path) -
         assert "How sure are you?" in await tap(h, message, wrong)
         edited = h.api.message(ANN["id"], message["message_id"])
         labels = [t for t, _ in buttons(edited)]
-        assert labels == [f"Sure ({LETTERS[wrong]})", f"Unsure ({LETTERS[wrong]})"]
+        assert labels == [
+            f"Sure ({LETTERS[wrong]})",
+            f"Unsure ({LETTERS[wrong]})",
+            "↩️ Change answer",
+        ]
         assert db_rows(h.db_path, "SELECT * FROM answers") == []
         assert (await tap(h, edited, 0)).startswith("❌")
         assert db_rows(h.db_path, "SELECT confidence, correct FROM answers") == [("sure", 0)]

@@ -268,6 +268,24 @@ class PracticeService:
             )
         )
 
+    async def held_choice(
+        self, delivery_id: int, user_id: int, chat_id: int, *, token: str | None = None
+    ) -> AnswerOutcome:
+        """The choice held for Sure/Unsure, to change it before it counts: CONFIRM with the
+        held positions, ALREADY once it was recorded, or why the button no longer fits."""
+        now = self.clock.now()
+
+        def go(conn: sqlite3.Connection) -> AnswerOutcome:
+            _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
+            if problem is not None or delivery is None:
+                return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
+            if sql.existing_answer(conn, delivery_id, user_id) is not None:
+                return self._already(conn, delivery, user_id)
+            held = grading.decode_choice(sql.pending_choice(conn, delivery_id, user_id))
+            return AnswerOutcome(AnswerStatus.CONFIRM, delivery, held)
+
+        return await self.db.read(go)
+
     def _record(
         self,
         conn: Connection,

@@ -108,6 +108,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(answers.on_toggle, pattern=callbacks.TOGGLE),
         CallbackQueryHandler(answers.on_submit, pattern=callbacks.SUBMIT),
         CallbackQueryHandler(answers.on_confidence, pattern=callbacks.CONFIDENCE),
+        CallbackQueryHandler(answers.on_change, pattern=callbacks.CHANGE),
         CallbackQueryHandler(answers.on_exam_offer, pattern=callbacks.EXAM_OFFER),
         CallbackQueryHandler(answers.on_practice, pattern=callbacks.PRACTICE),
         CallbackQueryHandler(answers.on_next, pattern=callbacks.NEXT),

@@ -119,6 +119,29 @@ async def on_confidence(update: Update, context: QuizContext) -> None:
     await _settle(press, context, outcome)
 
 
+async def on_change(update: Update, context: QuizContext) -> None:
+    """ "Change answer" before Sure/Unsure: the letters come back, the held pick still ticked
+    on a "select two" question."""
+    if (press := await pressed(update, callbacks.CHANGE)) is None:
+        return
+    query, message = press.query, press.message
+    outcome = await context.services.practice.held_choice(
+        press.numbers[0], query.from_user.id, message.chat_id, token=press.token
+    )
+    if outcome.status is not AnswerStatus.CONFIRM or outcome.delivery is None:
+        await _settle(press, context, outcome)
+        return
+    delivery = outcome.delivery
+    held = outcome.chosen if delivery.question.kind is Kind.MULTIPLE else frozenset()
+    await query.answer(texts.CB_CHANGE)
+    await edit_markup(
+        context.bot,
+        message.chat_id,
+        message.message_id,
+        keyboards.question_keyboard(delivery.id, delivery.question, held, delivery.token),
+    )
+
+
 async def on_toggle(update: Update, context: QuizContext) -> None:
     """A tap on a letter of a multiple-answer question: select or unselect it."""
     if (press := await pressed(update, callbacks.TOGGLE)) is None:

@@ -55,8 +55,12 @@ async def leaderboard(update: Update, context: QuizContext) -> None:
 
 
 async def window(update: Update, context: QuizContext) -> None:
-    """/window <minutes> (admins): how long a question stays open."""
+    """/window shows how long a question stays open; /window <minutes> (admins) sets it."""
     args = context.args or []
+    if not args and (chat := update.effective_chat) is not None:
+        settings = await context.services.groups.settings(chat.id)
+        await reply(update, context, texts.WINDOW_CURRENT.format(minutes=settings.window_s // 60))
+        return
     if len(args) != 1 or not args[0].isdigit():
         await reply(update, context, texts.WINDOW_USAGE)
         return

@@ -37,6 +37,7 @@ BUTTONS: dict[str, Who] = {
     "n": Who.PRIVATE,  # next question
     "x": Who.PRIVATE,  # all options explained
     "c": Who.PRIVATE,  # sure / unsure after the pick (confidence is private practice)
+    "cg": Who.PRIVATE,  # change the pick before sure / unsure
     "ex": Who.PRIVATE,  # the exam-date offer of /start
     "pq": Who.PRIVATE,  # back to normal practice (after /mistakes)
     "dl": Who.PRIVATE,  # daily-question time or Off

@@ -7,7 +7,7 @@ from telegram import Update
 
 from bot.plural import plural
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import effective, message_lock, query_message
+from bot.telegram.handlers.common import effective, is_own_button, message_lock, query_message
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import callbacks, keyboards, texts
 from bot.telegram.views.render import clip, esc
@@ -32,7 +32,8 @@ async def on_reset_button(update: Update, context: QuizContext) -> None:
         return
     match = callbacks.RESET.match(query.data or "")
     message = query_message(query)
-    if match is None or message is None:
+    # The confirmation's own buttons only: forged data would reset from (or edit) any message.
+    if match is None or message is None or not is_own_button(query, message):
         await query.answer(texts.CB_UNKNOWN)
         return
     chat_id, message_id = message.chat_id, message.message_id

@@ -2,10 +2,11 @@
 
 `a:<delivery>:<token>:<position>` answer · `t:<delivery>:<token>:<position>` toggle (multiple
 answer) · `s:<delivery>:<token>` submit · `c:<delivery>:<token>:<s|u>` sure / unsure ·
-`n:<delivery>` next question · `x:<delivery>:<token>` all options explained · `tp:<topic>`
-choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) · `dl:<HHMM>|off`
-daily time · `rs:<bank>` confirm /reset of that bank (`rs:-` cancels) · `ex:<days>` the
-exam-date offer (0: no date) · `pq:go` back to normal practice.
+`cg:<delivery>:<token>` change the pick before that · `n:<delivery>` next question ·
+`x:<delivery>:<token>` all options explained · `tp:<topic>` choose a topic (`*` for all) ·
+`bk:<bank>` switch to another bank (exam) · `dl:<HHMM>|off` daily time · `rs:<bank>` confirm
+/reset of that bank (`rs:-` cancels) · `ex:<days>` the exam-date offer (0: no date) · `pq:go`
+back to normal practice.
 Who may press which is in bot/telegram/handlers/permissions.py.
 
 The token is random per delivery and stored with it: after a restore from backup, delivery
@@ -25,6 +26,7 @@ ANSWER = re.compile(rf"^a:(\d{{1,18}}){_TOKEN}:(\d{{1,2}})$")
 TOGGLE = re.compile(rf"^t:(\d{{1,18}}){_TOKEN}:(\d{{1,2}})$")
 SUBMIT = re.compile(rf"^s:(\d{{1,18}}){_TOKEN}$")
 CONFIDENCE = re.compile(rf"^c:(\d{{1,18}}){_TOKEN}:(?P<sure>[su])$")
+CHANGE = re.compile(rf"^cg:(\d{{1,18}}){_TOKEN}$")
 NEXT = re.compile(r"^n:(\d{1,18})$")
 EXPLAIN = re.compile(rf"^x:(\d{{1,18}}){_TOKEN}$")
 EXAM_OFFER = re.compile(r"^ex:(\d{1,3})$")
@@ -58,6 +60,10 @@ def submit(delivery_id: int, token: str | None = None) -> str:
 
 def confidence(delivery_id: int, token: str | None, sure: bool) -> str:
     return _checked(f"c:{_key(delivery_id, token)}:{'s' if sure else 'u'}")
+
+
+def change(delivery_id: int, token: str | None) -> str:
+    return _checked(f"cg:{_key(delivery_id, token)}")
 
 
 def next_question(delivery_id: int) -> str:

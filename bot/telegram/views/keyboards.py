@@ -57,7 +57,12 @@ def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> Inl
                     texts.UNSURE_BUTTON.format(chosen=chosen),
                     callback_data=callbacks.confidence(delivery_id, token, False),
                 ),
-            ]
+            ],
+            [
+                InlineKeyboardButton(
+                    texts.CHANGE_BUTTON, callback_data=callbacks.change(delivery_id, token)
+                )
+            ],
         ]
     )
 
