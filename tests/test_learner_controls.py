@@ -38,7 +38,7 @@ async def test_change_answer_before_sure_or_unsure(tmp_path: Path) -> None:
         assert db_rows(h.db_path, "SELECT * FROM answers") == []
         assert "How sure are you?" in await tap(h, letters, right)
         asking = h.api.message(ANN["id"], message["message_id"])
-        assert [t for t, _ in buttons(asking)][0] == f"Sure ({LETTERS[right]})"
+        assert buttons(asking)[0][0] == f"Sure ({LETTERS[right]})"
         assert (await tap(h, asking, 0)).startswith("✅")
         assert db_rows(h.db_path, "SELECT confidence, correct FROM answers") == [("sure", 1)]
         # Once recorded, Change answer changes nothing.
