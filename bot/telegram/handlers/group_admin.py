@@ -12,7 +12,7 @@ from telegram import Update
 
 from bot.domain.kinds import PollMode
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.chat_admins import is_admin, reply
+from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
 from bot.telegram.views import group_render, texts
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ async def _admin_or_refuse(update: Update, context: QuizContext) -> int | None:
     if chat is None:
         return None
     if not await is_admin(update, context):
-        await reply(update, context, texts.GROUP_ADMINS_ONLY)
+        await refuse(update, context, texts.GROUP_ADMINS_ONLY)
         return None
     await context.services.groups.register(chat.id, chat.type, chat.title)
     return chat.id
