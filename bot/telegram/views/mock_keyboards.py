@@ -32,7 +32,7 @@ def grid_page_of(position: int) -> int:
 
 def _grid_label(exam: Exam, q: int) -> str:
     item = exam.items[q]
-    mark = "🚩" if item.flagged else ("✓" if item.answered else "")
+    mark = ("✓" if item.answered else "") + ("🚩" if item.flagged else "")
     label = f"{q + 1}{mark}"
     return f"·{label}·" if q == exam.current else label
 
