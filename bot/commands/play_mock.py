@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS
+from bot.commands.interrupt import read_line
 from bot.commands.terminal import TERMINAL_USER, wrap
 from bot.mock.exam import shown_options
 from bot.mock.models import ExamKind
@@ -112,7 +113,7 @@ async def _apply(
             file=out,
             flush=True,
         )
-        if stdin.readline().strip().lower() == "y":
+        if read_line(stdin).strip().lower() == "y":
             return await svc.finish(user, exam.id, confirmed=True)
         return await svc.go(user, exam.id, pos)
     if word == "stop":
@@ -175,7 +176,7 @@ async def play_mock(
                 print(f"No mock exam ({reply.status}).", file=out)
                 return 1
             show_screen(reply, out)
-            line = stdin.readline()
+            line = read_line(stdin)
             if not line or line.strip().lower() in ("q", "quit", "exit"):
                 print(
                     "\nLeft the exam; it keeps running until its deadline (play --mock resumes).",
