@@ -206,7 +206,7 @@ async def test_stats_lists_active_misconceptions(tmp_path: Path) -> None:
         else:
             raise AssertionError("no tagged question came")
         await h.feed(factories.command("/stats", ANN, ANN_CHAT))
-        text = h.api.last_text(ANN["id"]) or ""
+        text = h.api.last_words(ANN["id"]) or ""
         assert "Wrong ideas to unlearn" in text
         assert "More data always helps" in text or "Bigger is better" in text
 

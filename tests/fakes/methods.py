@@ -14,6 +14,14 @@ from tests.fakes.objects import BOT_ID, JSON
 from tests.fakes.state import ApiState, Stored
 from tests.fakes.validation import ApiError, bad_request
 
+CHAT_ACTIONS = frozenset(
+    (
+        "typing", "upload_photo", "record_video", "upload_video", "record_voice",
+        "upload_voice", "upload_document", "choose_sticker", "find_location",
+        "record_video_note", "upload_video_note",
+    )
+)  # fmt: skip
+
 # Bot API method names, in their canonical spelling.
 METHOD_NAMES = (
     "getMe",
@@ -35,6 +43,7 @@ METHOD_NAMES = (
     "sendPoll",
     "sendPhoto",
     "sendDocument",
+    "sendChatAction",
     "stopPoll",
     "leaveChat",
     "close",
@@ -236,6 +245,12 @@ class ApiMethods(ApiState):
         key = self._sent(chat_id, fields, None, parse_mode)
         self._photos[key] = data
         return copy.deepcopy(self._messages[key].message)
+
+    def _sendChatAction(self, params: Params) -> bool:
+        self._chat_id(params)
+        if params.get("action") not in CHAT_ACTIONS:
+            raise bad_request("wrong parameter action in request")
+        return True
 
     def _sendDocument(self, params: Params) -> JSON:
         chat_id, parse_mode, fields, data = self._upload(params, "document")
