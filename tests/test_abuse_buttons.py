@@ -48,6 +48,7 @@ def data_for(prefix: str, delivery_id: int) -> str:
         "mo": "mo:short",
         "mr": "mr:1:0",
         "mv": "mv:1:0",
+        "pm": "pm:quiz",
     }[prefix]
 
 

@@ -26,7 +26,7 @@ from bot.practice.clock import Clock, SystemClock
 from bot.practice.learning_service import LearningService
 from bot.practice.picking import delivery_from, pick_for_learner
 from bot.practice.picking import record as record_delivery
-from bot.storage import answer_sql, summaries
+from bot.storage import answer_sql, mock_sql, summaries
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.port import Connection, Store
@@ -137,6 +137,8 @@ class PracticeService:
             now=now,
             timezone=prefs.timezone or self.default_timezone,
             mistakes=source is Source.MISTAKES,
+            # Practice beside a running mock exam never asks (and answers) its questions.
+            outside=mock_sql.running_question_ids(conn, user_id, bank.id),
         )
 
     def pick_daily(self, conn: Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
@@ -275,7 +277,7 @@ class PracticeService:
         held positions, ALREADY once it was recorded, or why the button no longer fits."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> AnswerOutcome:
+        def go(conn: Connection) -> AnswerOutcome:
             _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
             if problem is not None or delivery is None:
                 return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)

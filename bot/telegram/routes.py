@@ -20,6 +20,7 @@ from telegram.ext import (
 from bot.telegram.handlers import (
     admin,
     answers,
+    beside_mock,
     commands,
     daily,
     gates,
@@ -118,6 +119,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CallbackQueryHandler(mock_buttons.on_move, pattern=mock_callbacks.MOVE),
         CallbackQueryHandler(mock_buttons.on_review, pattern=mock_callbacks.REVIEW),
         CallbackQueryHandler(mock.on_offer, pattern=mock_callbacks.OFFER),
+        CallbackQueryHandler(beside_mock.on_beside, pattern=mock_callbacks.BESIDE),
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),

@@ -10,6 +10,7 @@ from bot.bank.limits import TELEGRAM_CAPTION_CHARS
 from bot.bank.models import Bank, Topic
 from bot.practice.catalog import Catalog
 from bot.telegram.context import QuizContext
+from bot.telegram.handlers import beside_mock
 from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.photos import send_png, show_action
@@ -61,10 +62,12 @@ def deep_link_topic(catalog: Catalog, bank: Bank, arg: str) -> tuple[Bank, Topic
 
 
 async def quiz(update: Update, context: QuizContext) -> None:
-    """Send the next question."""
+    """Send the next question (while a mock exam runs, ask first)."""
     if (who := effective(update)) is None:
         return
     chat, user = who
+    if await beside_mock.asked_first(context, chat.id, user.id, "quiz"):
+        return
     await send_next_question(context, chat.id, user)
 
 

@@ -46,6 +46,7 @@ BUTTONS: dict[str, Who] = {
     "mo": Who.PRIVATE,  # start the mock exam offered
     "mr": Who.PRIVATE,  # send a mock exam's mistake for review
     "mv": Who.PRIVATE,  # show a mock exam's mistake
+    "pm": Who.PRIVATE,  # beside a running mock exam: back to it, or practice outside it
     "tp": Who.ADMINS,  # choose a topic
     "bk": Who.ADMINS,  # choose a bank (exam)
 }

@@ -8,6 +8,7 @@ an old exam, or of a question since left, names what it was made for:
 `b` back to the question · `x` abandon, confirmed · `c` keep the exam going.
 `mo:<full|short|N>` start the exam offered · `mr:<exam>:<i>` send mistake i for review ·
 `mv:<exam>:<i>` show mistake i in the review message.
+`pm:<exam|quiz|mistakes>` beside a running exam: back to it, or practice outside it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from bot.bank.limits import CALLBACK_DATA_BYTES
 MOVE = re.compile(r"^m:(\d{1,18}):(\d{1,4}):([a-z])(\d{0,4})$")
 OFFER = re.compile(r"^mo:(full|short|\d{1,4})$")
 REVIEW = re.compile(r"^m([rv]):(\d{1,18}):(\d{1,4})$")
+BESIDE = re.compile(r"^pm:(exam|quiz|mistakes)$")
+BACK_TO_EXAM = "exam"
 
 
 def _checked(data: str) -> str:
@@ -35,6 +38,11 @@ def move(exam_id: int, position: int, action: str, number: int | None = None) ->
 def offer(what: str | int) -> str:
     """Start the full, short or an N-question exam."""
     return _checked(f"mo:{what}")
+
+
+def beside(choice: str) -> str:
+    """Beside a running exam: `exam` (back to it), `quiz` or `mistakes` (practice outside it)."""
+    return _checked(f"pm:{choice}")
 
 
 def review(exam_id: int, index: int, *, in_place: bool = False) -> str:

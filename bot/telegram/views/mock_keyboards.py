@@ -99,6 +99,17 @@ def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     )
 
 
+def beside_keyboard(practice: str) -> InlineKeyboardMarkup:
+    """While an exam runs, /quiz or /mistakes (`practice`): back to the exam, or practice
+    without its questions."""
+    return InlineKeyboardMarkup(
+        [
+            [_button(mock_texts.BACK_TO_EXAM_BUTTON, cb.beside(cb.BACK_TO_EXAM))],
+            [_button(mock_texts.OUTSIDE_EXAM_BUTTON, cb.beside(practice))],
+        ]
+    )
+
+
 def stop_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     """Abandon, or keep going."""
     pos = exam.current

@@ -23,6 +23,13 @@ MOCK_TOO_SMALL = (
     "exam. You can sit a {offer}-question exam in {minutes} min instead."
 )
 MOCK_EMPTY_BANK = "This bank has no questions for a mock exam."
+MOCK_BESIDE = (
+    "📝 Your mock exam is running ({left} left), and its clock keeps going. Practice shows"
+    " answers, so beside the exam it leaves the exam's questions out."
+)
+BACK_TO_EXAM_BUTTON = "↩️ Back to the exam"
+OUTSIDE_EXAM_BUTTON = "▶️ Practise outside the exam"
+CB_OUTSIDE_EXAM = "Questions outside your mock exam."
 MOCK_ALREADY_RUNNING = "You have a mock exam running: here it is. /mock stop abandons it."
 MOCK_RESULT_HEAD = "{mark} <b>Mock exam: {percent:.0f}%</b> · {verdict} (pass mark {passing:g}%)"
 MOCK_RESULT_LINE = "{correct}/{total} right · time used {used} of {allowed}{expired}"
