@@ -270,6 +270,8 @@ class ApiMethods(ApiState):
     def _sendPoll(self, params: Params) -> JSON:
         chat_id = self._chat_id(params)
         texts = validation.poll_options(params)
+        if not 1 <= len(str(params.get("question") or "")) <= 300:
+            raise bad_request("POLL_QUESTION_INVALID")
         is_anonymous = params.get("is_anonymous", True) is not False
         if not is_anonymous and self._chat(chat_id)["type"] == "channel":
             raise bad_request("non-anonymous polls can't be sent to channel chats")

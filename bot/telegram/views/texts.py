@@ -197,6 +197,17 @@ WINDOW_CURRENT = (
 )
 POLL_MODE_SET = "Questions are now posted as {mode}."
 POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answer buttons)."
+POLL_MODE_NOW = "Questions here are posted as {mode}."
+POLL_FIT = "{fit} of {total} questions of {bank} can be quiz polls."
+POLL_UNFIT = (
+    " The other {rest}: an option longer than 100 characters (or over 12 options), so they go"
+    " out with answer buttons."
+)
+POLL_LONG_STEM = " A question longer than 300 characters comes as a message right above its poll."
+POLL_SEE_ABOVE = "Which option is right? (The question is in the message above.)"
+POLL_SEE_ABOVE_MULTIPLE = (
+    "Which {count} options are right? (The question is in the message above.)"
+)
 GROUP_DAILY_SET = (
     "A daily question is scheduled at <b>{time}</b> ({zone}). The next one comes <b>{next}</b>."
 )
