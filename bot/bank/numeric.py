@@ -37,12 +37,15 @@ def parse_numeric(text: str) -> tuple[str, float, str] | None:
 
 
 def numeric_values(question: Question) -> tuple[float, ...] | None:
-    """The options' values when every option is a number in one unit, else None."""
+    """The options' values when the options are one scale: each a number after the same
+    prefix ("About"), in one unit, no two equal; else None ("Option A of p1" and "Option B of
+    p1" are labels that end in a digit, not a scale)."""
     parsed = [parse_numeric(o.text) for o in question.options]
-    units = {p[2] for p in parsed if p is not None}
-    if any(p is None for p in parsed) or len(units) != 1:
+    found = [p for p in parsed if p is not None]
+    if len(found) != len(parsed) or len({(p[0], p[2]) for p in found}) != 1:
         return None
-    return tuple(p[1] for p in parsed if p is not None)
+    values = tuple(p[1] for p in found)
+    return values if len(set(values)) == len(values) else None
 
 
 def ascending_order(question: Question) -> tuple[int, ...] | None:
