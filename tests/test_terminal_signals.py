@@ -70,16 +70,16 @@ def test_stats_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     # A database to report on, made by one question of `play`.
     done = quizbot(tmp_path, "play", "-n", "1", stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     done.communicate(b"A\n", timeout=60)
-    proc = quizbot(
-        tmp_path, "stats", "--user", "0", stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.read(1)
-    proc.stdout.close()  # like `| head -c 1`: the reader leaves after the first byte
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    assert proc.wait(EXITED_S) == 141
-    assert err == ""
+    # A pipe whose reader has already gone, like a `| head` that exited: every write fails.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = quizbot(tmp_path, "stats", "--user", "0", stdout=write_end, stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    _, err = proc.communicate(timeout=EXITED_S)
+    assert proc.returncode == 141
+    assert err.decode(errors="replace") == ""
 
 
 def test_ctrl_c_while_the_bot_api_is_unreachable(tmp_path: Path) -> None:
