@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Sequence
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program stopped by Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any program whose reader went away
 
 # Each module defines `register(subparsers)`, adding its subcommands with `set_defaults(func=...)`
 # where `func(args) -> int` returns the exit code. Order here is the order shown by --help.
@@ -46,7 +50,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["run"]:
         hold_sighup()  # before the imports below, which take most of the start-up second
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()  # here, where a reader gone away is handled below
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED  # Ctrl-C: the user knows why it stopped, no traceback
+    except BrokenPipeError:
+        # `quizbot stats ... | head`: the reader left. Python would report the pipe again
+        # when it flushes stdout at exit, so stdout goes to /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     return code
 
 

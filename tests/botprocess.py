@@ -35,6 +35,7 @@ class BotProcess:
             "QUIZBOT_DB": str(self.db),
             "QUIZBOT_LOG_LEVEL": "DEBUG",
             "PYTHONUNBUFFERED": "1",
+            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),  # this checkout's bot/
             **(env or {}),
         }
         self.proc: subprocess.Popen[bytes] | None = None

@@ -16,6 +16,8 @@ import yaml
 from bot.bank.models import Bank
 from tests.fakes import TOKEN, FakeBotApi
 
+REPO = Path(__file__).resolve().parent.parent
+
 
 def write_bank(root: Path, bank: Bank) -> Path:
     """Write a bank as YAML files under root/<bank id>; returns root (a QUIZBOT_QUESTIONS path)."""
@@ -49,7 +51,14 @@ class BotRun:
             [sys.executable, "-m", "bot", "run", *args],
             # Not the repository: a developer's .env there must not leak into the test.
             cwd=tmp_path,
-            env={**base, "BOT_TOKEN": TOKEN, "PYTHONUNBUFFERED": "1", **env},
+            # PYTHONPATH: the checkout under test, whatever an editable install points at.
+            env={
+                **base,
+                "BOT_TOKEN": TOKEN,
+                "PYTHONPATH": str(REPO),
+                "PYTHONUNBUFFERED": "1",
+                **env,
+            },
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )

@@ -207,3 +207,11 @@ def test_empty_topic(tmp_path: Path) -> None:
     ]
     evaluation = qfile("e").replace("topic: fine-tuning", "topic: evaluation")
     assert rules(tmp_path / "b", {"q.yaml": qfile("q"), "e.yaml": evaluation}, BANK_YAML) == []
+
+
+def test_numeric_options_that_would_be_shuffled_are_a_problem(tmp_path: Path) -> None:
+    ascending = numbers("About 0.22", "About 0.52", "About 0.58", "About 0.80")
+    assert rules(tmp_path, {"q.yaml": qfile("q", ascending)}) == [
+        "[numeric-order] q.yaml:4 options"
+    ]
+    assert rules(tmp_path / "b", {"q.yaml": qfile("q", ascending, shuffle=False)}) == []

@@ -10,6 +10,7 @@ import sys
 from PIL import Image
 
 from bot.charts import DayActivity, TopicBar, mock_chart, stats_chart
+from bot.charts.render import stats_figure
 from tests.bench.bench_charts import TODAY, mock_topics, predicted, year_of_history
 
 BUDGET = 150_000
@@ -59,3 +60,26 @@ def test_mock_chart_grows_with_its_topics() -> None:
     with Image.open(io.BytesIO(six)) as img:
         img.load()
         assert img.size == (w6, h6)
+
+
+def test_long_topic_names_stay_clear_of_the_passing_line() -> None:
+    long_names = [
+        TopicBar("Production Monitoring and Reliability of Served Models", 55.0, 7),
+        TopicBar("GPU Acceleration and Optimization for Training and Serving", 81.0, 14),
+        TopicBar("Safety, Ethics and Compliance", None, 5),
+    ]
+    fig = stats_figure(long_names, [], passing_score=70, today=TODAY)
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    fig.draw(renderer)
+    ax = fig.axes[0]
+    labels = [t.get_window_extent(renderer) for t in ax.texts if t.get_gid() == "topic-label"]
+    assert len(labels) == 3
+    [line] = [c for c in ax.collections if c.get_gid() == "pass-line"]
+    segments = [ax.transData.transform(seg) for seg in line.get_segments()]
+    assert len(segments) == 3
+    x = segments[0][0][0]
+    assert any(box.x0 < x < box.x1 for box in labels)  # names long enough to reach the line
+    for (x0, y0), (_, y1) in segments:
+        for box in labels:
+            crosses = box.x0 <= x0 <= box.x1 and min(y0, y1) <= box.y1 and box.y0 <= max(y0, y1)
+            assert not crosses

@@ -103,7 +103,9 @@ async def test_daily_push_in_quiz_poll_mode_sends_a_poll(tmp_path: Path) -> None
 
 
 async def test_question_too_long_for_a_poll_goes_out_with_buttons(tmp_path: Path) -> None:
-    long = sample_bank.question("long1", stem="Why " * 100 + "?")
+    base = sample_bank.question("long1")
+    options = [o.model_copy(update={"text": f"{o.text} " + "why " * 30}) for o in base.options]
+    long = base.model_copy(update={"options": options})  # options over 100 characters
     assert not poll_fits(long)
     async with running_bot(tmp_path, sample_bank.bank([long])) as h:
         await make_admin(h)

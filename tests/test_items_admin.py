@@ -54,7 +54,7 @@ async def test_report_lists_a_flagged_question_and_sends_the_html(tmp_path: Path
         assert text.startswith("📋 Item analysis · Bank demo")
         assert "120 learners, 1080 first attempts" in text
         # The bank-wide forgetting check: no missed question answered again a day later here.
-        assert "Memory check: 0 missed question(s) answered again" in text
+        assert "Memory check: 0 missed questions answered again" in text
         assert "Study order: standard (no clear difference yet)." in text
         # The mis-keyed question comes first, with its flag in words.
         first = text.split("1. ", 1)[1].split("\n2. ", 1)[0]

@@ -37,6 +37,7 @@ RANKS: dict[str, int] = {
     "bot.commands": 60,
     "bot.cli": 70,
     "bot.__main__": 70,
+    "bot.plural": 0,  # wording shared by every layer that shows counts
     "bot": 0,  # bot/__init__.py
 }
 DEFAULT_RANK = RANKS["bot.practice"]

@@ -67,7 +67,7 @@ async def test_exam_command_sets_shows_and_clears(tmp_path: Path) -> None:
             ("2027-03-15", "Exam date set: 2027-03-15 — in "),
             ("", "2027-03-15 — in "),
             ("15.03.2027", "could not read 15.03.2027 as a date"),
-            ("2020-01-01", "is not in the future"),
+            ("2020-01-01", "has already passed"),
             ("2099-01-01", "more than two years away"),
             ("off", "Exam date cleared"),
         ]:
@@ -128,7 +128,11 @@ async def test_confidence_flow_asks_sure_or_unsure_then_grades(tmp_path: Path) -
         assert "How sure are you?" in await tap(h, message, wrong)
         edited = h.api.message(ANN["id"], message["message_id"])
         labels = [t for t, _ in buttons(edited)]
-        assert labels == [f"Sure ({LETTERS[wrong]})", f"Unsure ({LETTERS[wrong]})"]
+        assert labels == [
+            f"Sure ({LETTERS[wrong]})",
+            f"Unsure ({LETTERS[wrong]})",
+            "↩️ Change answer",
+        ]
         assert db_rows(h.db_path, "SELECT * FROM answers") == []
         assert (await tap(h, edited, 0)).startswith("❌")
         assert db_rows(h.db_path, "SELECT confidence, correct FROM answers") == [("sure", 0)]
@@ -202,7 +206,7 @@ async def test_stats_lists_active_misconceptions(tmp_path: Path) -> None:
         else:
             raise AssertionError("no tagged question came")
         await h.feed(factories.command("/stats", ANN, ANN_CHAT))
-        text = h.api.last_text(ANN["id"]) or ""
+        text = h.api.last_words(ANN["id"]) or ""
         assert "Wrong ideas to unlearn" in text
         assert "More data always helps" in text or "Bigger is better" in text
 

@@ -41,5 +41,5 @@ def test_sighup_reloads_banks_while_polling(tmp_path: Path) -> None:
         finally:
             run.close()
     output = run.output()
-    assert "1 question(s) added, 1 removed" in output
+    assert "1 question added, 1 removed" in output
     assert TOKEN not in output

@@ -64,7 +64,7 @@ async def test_good_bank_is_swapped_in_and_history_stays(tmp_path: Path) -> None
         h.services.settings.questions[:] = [root]
         reply = await reload_as(h, ADMIN, ADMIN_CHAT)
 
-        assert "Question banks reloaded" in reply and "1 question(s) added, 3 removed" in reply
+        assert "Question banks reloaded" in reply and "1 question added, 3 removed" in reply
         assert question_ids(h) == {*kept, "a9"}
         assert factories.rows(h.db_path, "SELECT question_id FROM answers") == [(asked,)]
         # The old button of the withdrawn question is answered politely, not with an error.
@@ -127,7 +127,7 @@ async def test_reload_names_topics_added_removed_renamed_and_questions_moved(
         change.added == ["delta"] and change.removed == [] and change.renamed == ["beta → epsilon"]
     )
     assert change.moved == {("alpha", "delta"): 1}
-    assert "1 question(s) moved between topics (alpha → delta 1)" in outcome.summary()
+    assert "1 question moved between topics (alpha → delta 1)" in outcome.summary()
     assert "topics added: delta" in outcome.summary()
 
     # A topic that goes with its questions is removed; one whose name changes is renamed.
@@ -152,5 +152,5 @@ async def test_reload_reply_lists_topic_changes(tmp_path: Path) -> None:
         root = write_bank(tmp_path / "banks", sample_bank.bank(moved, topics=("alpha", "beta")))
         h.services.settings.questions[:] = [root]
         reply = await reload_as(h, ADMIN, ADMIN_CHAT)
-        assert "question(s) moved between topics (alpha → beta" in reply
+        assert "moved between topics (alpha → beta" in reply
         assert "keep the topic they were given in" in reply

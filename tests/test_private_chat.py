@@ -231,7 +231,7 @@ async def test_stats_after_answers(tmp_path: Path) -> None:
             right = next(iter(q.correct_indices))
         await h.feed(factories.callback(buttons(message)[right][1], ANN, message))
         await h.feed(factories.command("/stats", ANN, ANN_CHAT))
-        text = h.api.last_text(ANN["id"]) or ""
+        text = h.api.last_words(ANN["id"]) or ""
         assert re.search(r"Answered: 1 · accuracy 100%", text), text
         assert "Streak: 1 day" in text
 

@@ -56,7 +56,7 @@ async def test_ready_and_stats_above_the_minimum_with_a_cached_chart(tmp_path: P
         assert "Chance of passing at 70%:" in text
         assert "• A (50%):" in text and "met" in text
         await h.feed(factories.command("/stats", ANN, ANN_CHAT))
-        stats = h.api.last_text(ANN["id"]) or ""
+        stats = h.api.last_words(ANN["id"]) or ""
         assert stats.startswith("🎯 Readiness") and "Answered: 48" in stats
         ((_, png),) = h.api.photos_to(ANN["id"])
         width, height = Image.open(io.BytesIO(png)).size

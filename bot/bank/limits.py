@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 TELEGRAM_MESSAGE_CHARS = 4096
+TELEGRAM_CAPTION_CHARS = 1024  # a photo's or document's caption, after entity parsing
 CALLBACK_ANSWER_CHARS = 200
 CALLBACK_DATA_BYTES = 64
 MIN_OPTIONS = 2

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bot.bank.cues import find_cues
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.bank.numeric import numeric_values, parse_numeric
 from bot.bank.problems import LineFinder, Problem
 
 # A key this many times longer than the longest distractor stands out.
@@ -47,21 +48,6 @@ ABSOLUTE_WORDS = frozenset(
     )
 )
 CATCH_ALL = re.compile(r"\b(?:all|none|neither|both)\s+of\s+the\s+(?:above|options|these)\b", re.I)
-# "About 8 GiB", "~0.5", "$1,200", "12%": a short prefix, one number, an optional short unit.
-NUMERIC = re.compile(
-    r"^(?P<prefix>[^\d\-+]{0,20}?)\s*(?P<number>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<unit>%|[^\W\d]{1,5})?\.?$"
-)
-UNIT_SCALE = {
-    "b": 1.0,
-    "kb": 1e3,
-    "mb": 1e6,
-    "gb": 1e9,
-    "tb": 1e12,
-    "kib": 2.0**10,
-    "mib": 2.0**20,
-    "gib": 2.0**30,
-    "tib": 2.0**40,
-}
 _ARTICLES = frozenset(("a", "an", "the"))
 
 
@@ -141,39 +127,30 @@ def catch_all_pin(item: _Item) -> Iterator[Problem]:
             )
 
 
-def _numeric(text: str) -> tuple[str, float, str] | None:
-    match = NUMERIC.match(text.strip())
-    if match is None:
-        return None
-    unit = (match["unit"] or "").casefold()
-    value = float(match["number"].replace(",", ""))
-    if unit in UNIT_SCALE:
-        return match["prefix"].strip().casefold(), value * UNIT_SCALE[unit], "bytes"
-    return match["prefix"].strip().casefold(), value, unit
-
-
 def numeric_order(item: _Item) -> Iterator[Problem]:
-    """Options that are all numbers in one unit are listed in ascending order."""
+    """Options that are all numbers in one unit are listed in ascending order, unshuffled."""
     q = item.question
-    parsed = [_numeric(o.text) for o in q.options]
-    if any(p is None for p in parsed) or len({p[2] for p in parsed if p}) != 1:
+    values = numeric_values(q)
+    if values is None:
         return
-    values = [p[1] for p in parsed if p]
-    if values == sorted(values):
-        return
-    hint = " (and set `shuffle: false` so learners see that order)" if q.shuffle else ""
-    yield item.warn(
-        "numeric-order",
-        ("options",),
-        f"numeric options are not in ascending order{hint}",
-    )
+    if list(values) != sorted(values):
+        hint = " (and set `shuffle: false`)" if q.shuffle else ""
+        yield item.warn(
+            "numeric-order", ("options",), f"numeric options are not in ascending order{hint}"
+        )
+    elif q.shuffle:
+        yield item.warn(
+            "numeric-order",
+            ("options",),
+            "numeric options without `shuffle: false`: set it, so that the scale reads in order",
+        )
 
 
 def short_option(item: _Item) -> Iterator[Problem]:
     """An option under MIN_OPTION_CHARS characters (numbers excepted) is no real choice."""
     for i, option in enumerate(item.question.options):
         text = option.text.strip()
-        if len(text) < MIN_OPTION_CHARS and _numeric(text) is None:
+        if len(text) < MIN_OPTION_CHARS and parse_numeric(text) is None:
             yield item.warn(
                 "short-option",
                 ("options", i, "text"),

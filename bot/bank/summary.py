@@ -5,15 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from bot.bank.models import Bank, Difficulty, Kind
+from bot.plural import plural
 
 
 def _percent(part: int, whole: int) -> float:
     return 100 * part / whole if whole else 0.0
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 question`, `2 questions`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def summarize(bank: Bank) -> str:

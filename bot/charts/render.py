@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from bot.charts.models import DayActivity, TopicBar
 from bot.charts.style import (
@@ -21,10 +22,18 @@ from bot.charts.style import (
     new_figure,
     to_png,
 )
+from bot.plural import plural
 
 DAYS = 30
 MAX_LABEL = 44  # characters of a topic name before it is cut with an ellipsis
 ROW_IN = 0.95  # height of one topic row (name above its bar)
+# In a topic row (bar centred at y, 0.42 high): the name's baseline band starts LABEL_ABOVE
+# over y; the passing line runs from LINE_BELOW under y to LINE_ABOVE over it.
+LABEL_ABOVE = 0.3
+LINE_ABOVE = 0.25
+LINE_BELOW = 0.35
+TOPIC_LABEL = "topic-label"  # artist ids, for finding the names and the line in a figure
+PASS_LINE = "pass-line"
 
 
 def _label(bar: TopicBar) -> str:
@@ -45,9 +54,8 @@ def _topic_panel(ax: Axes, topics: Sequence[TopicBar], passing: float, title: st
         color=[BLUE if (b.score or 0.0) >= passing else VERMILLION for _, b in scored],
     )
     for y, bar in zip(ys, topics, strict=True):
-        # Over the passing line, on a white ground, so the line never cuts through a name.
-        ax.text(0, y + 0.3, _label(bar), va="bottom", fontsize=LABEL_PT, color=INK, zorder=3,
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # fmt: skip
+        ax.text(0, y + LABEL_ABOVE, _label(bar), va="bottom", fontsize=LABEL_PT, color=INK,
+                zorder=3, gid=TOPIC_LABEL)  # fmt: skip
         if bar.score is None:
             ax.text(1, y, "not enough answers yet", va="center", fontsize=NOTE_PT, color=GREY)
             continue
@@ -65,7 +73,18 @@ def _topic_panel(ax: Axes, topics: Sequence[TopicBar], passing: float, title: st
             zorder=3,
             bbox=None if inside else {"facecolor": "white", "edgecolor": "none", "pad": 1},
         )
-    ax.axvline(passing, color=INK, linestyle="--", linewidth=2.5, zorder=2)
+    # The passing line is drawn across each bar's band only, never through the names above
+    # the bars: a long name would otherwise run through it.
+    ax.vlines(
+        [passing] * n,
+        [y - LINE_BELOW for y in ys],
+        [y + LINE_ABOVE for y in ys],
+        colors=INK,
+        linestyles="--",
+        linewidth=2.5,
+        zorder=2,
+        gid=PASS_LINE,
+    )
     ax.text(passing + 0.8, n - 0.35, f"pass {passing:g}%", va="bottom", fontsize=NOTE_PT)
     ax.set_xlim(0, 100)
     ax.set_ylim(-0.45, n + 0.05)
@@ -97,7 +116,11 @@ def _days_panel(ax: Axes, days: Sequence[DayActivity], today: dt.date) -> None:
     for x, word, colour in ((0.74, "■ right", BLUE), (0.88, "■ wrong", VERMILLION)):
         ax.text(x, 1.02, word, transform=ax.transAxes, fontsize=NOTE_PT, color=colour)
     answered, correct = sum(total), sum(right)
-    summary = f"{answered} answers, {100 * correct / answered:.0f}% right" if answered else "none"
+    summary = (
+        f"{plural(answered, 'answer')}, {100 * correct / answered:.0f}% right"
+        if answered
+        else "none"
+    )
     ax.set_title(f"{DAYS} days: {summary}", fontsize=TITLE_PT, loc="left", pad=12)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -113,14 +136,30 @@ def stats_chart(
 ) -> bytes:
     """PNG: per-topic predicted scores against the passing line, then answers per day with how
     many were right over the 30 days up to `today`."""
+    return to_png(
+        stats_figure(topics, days, passing_score=passing_score, today=today, title=title)
+    )
+
+
+def stats_figure(
+    topics: Sequence[TopicBar],
+    days: Sequence[DayActivity],
+    *,
+    passing_score: float,
+    today: dt.date,
+    title: str = "Predicted score per topic",
+) -> Figure:
+    """The figure stats_chart writes as a PNG."""
     top = 1.1 + ROW_IN * max(1, len(topics))
     bottom = 4.2
     fig = new_figure(top + bottom)
     grid = fig.add_gridspec(2, 1, height_ratios=[top, bottom], hspace=0.3)
-    fig.subplots_adjust(left=0.07, right=0.95, top=0.96, bottom=0.04)
+    # The top margin in inches, not a share: a short chart (few topics) kept too little of it
+    # for the title.
+    fig.subplots_adjust(left=0.07, right=0.95, top=1 - 0.5 / (top + bottom), bottom=0.04)
     _topic_panel(fig.add_subplot(grid[0]), topics, passing_score, title)
     _days_panel(fig.add_subplot(grid[1]), days, today)
-    return to_png(fig)
+    return fig
 
 
 def mock_chart(

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.bank.models import Bank
+from bot.domain.exam_dates import DateProblem, parse_exam_date
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.learning.memory import Confidence
@@ -237,19 +238,21 @@ class JsonlSession:
         if "date" not in req:
             raise BadRequest('"date" is required: YYYY-MM-DD, or null to clear it')
         raw = req["date"]
+        if raw is not None and not isinstance(raw, str):
+            raise BadRequest('"date" must be YYYY-MM-DD or null')
+        await self._learner(user)
         date: dt.date | None = None
         if raw is not None:
-            try:
-                date = dt.date.fromisoformat(raw) if isinstance(raw, str) else None
-            except ValueError:
-                date = None
-            if date is None:
-                raise BadRequest('"date" must be YYYY-MM-DD or null')
-        await self._learner(user)
-        if date is not None:
+            # The rule of /exam: today or later, at most two years ahead.
             today = (await self.service.learning.exam(user)).today
-            if date < today:
-                raise BadRequest(f"the exam date {date} is before today ({today})")
+            parsed = parse_exam_date(raw, today)
+            if parsed.problem is DateProblem.PAST:
+                raise BadRequest(f"the exam date {raw} is before today ({today})")
+            if parsed.problem is DateProblem.TOO_FAR:
+                raise BadRequest(f"the exam date {raw} is more than two years after {today}")
+            if parsed.date is None:
+                raise BadRequest('"date" must be YYYY-MM-DD or null')
+            date = parsed.date
         await self.service.learning.set_exam(user, date)
         return {"type": "ok", "user": user}
 

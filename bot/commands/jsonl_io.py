@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from bot.commands.interrupt import read_line
 from bot.commands.jsonl import JsonlSession, Reply, error
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock, SystemClock
@@ -29,7 +30,7 @@ encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 async def serve(session: JsonlSession, stdin: TextIO, out: TextIO) -> int:
     """Answer each line of stdin with one line on out, in order, until EOF."""
-    while line := stdin.readline():
+    while line := read_line(stdin):
         out.write(encode(await answer(session, line)) + "\n")
         out.flush()
     return 0

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.commands.interrupt import read_line
 from bot.commands.terminal import AGAIN_NOTE, TERMINAL_USER, wrap
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus
@@ -182,7 +183,7 @@ async def play(
                 print(f"\n🔁 {AGAIN_NOTE}", file=out)
             show_question(bank, q, out)
             while True:
-                line = stdin.readline()
+                line = read_line(stdin)
                 if not line or line.strip().lower() in {"q", "quit", "exit"}:
                     show_session(bank, results, out)
                     return 0

@@ -7,10 +7,12 @@ Commands: letters answer (`B`, or `AC` for "select two"; a new answer replaces t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS
+from bot.commands.interrupt import read_line
 from bot.commands.terminal import TERMINAL_USER, wrap
 from bot.mock.exam import shown_options
 from bot.mock.models import ExamKind
@@ -18,7 +20,7 @@ from bot.mock.scoring import MockResult
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
 from bot.practice.core import open_core
-from bot.practice.mock_models import MockReply, MockStatus
+from bot.practice.mock_models import MockReply, MockStatus, ReviewEntry
 from bot.practice.mock_service import MockService
 
 HELP = "letters to answer · n/p next/previous · f flag · g N jump · finish · stop · q leave"
@@ -45,8 +47,8 @@ def show_screen(reply: MockReply, out: TextIO) -> None:
     print(f"({what}; {HELP}) > ", end="", file=out, flush=True)
 
 
-def show_result(result: MockResult, out: TextIO) -> None:
-    """Score, pass or fail, time, topics and the questions to review."""
+def show_result(result: MockResult, out: TextIO, review: Sequence[ReviewEntry] = ()) -> None:
+    """Score, pass or fail, time, topics, then each mistake as a practice verdict reads."""
     verdict = "PASSED" if result.passed else "NOT PASSED"
     used, allowed = int(result.time_used_s // 60), int(result.time_allowed_s // 60)
     print(
@@ -59,10 +61,28 @@ def show_result(result: MockResult, out: TextIO) -> None:
             f"  {t.name}: {t.correct}/{t.total} ({t.percent:.0f}%) · weight {t.weight:g}%",
             file=out,
         )
-    for m in result.mistakes:
-        mine = ", ".join(LETTERS[m.order.index(i)] for i in sorted(m.chosen)) or "none"
-        key = ", ".join(LETTERS[m.order.index(i)] for i in sorted(m.correct))
-        print(f"  Q{m.position + 1} {m.question_id}: yours {mine}, correct {key}", file=out)
+    for entry in review:
+        show_mistake(entry, out)
+
+
+def show_mistake(entry: ReviewEntry, out: TextIO) -> None:
+    """One mistake with the letters the learner saw: the stem, their pick and the key, each
+    with its rationale, then the explanation."""
+    m, q = entry.mistake, entry.question
+    options = [q.options[i] for i in m.order]
+    mine = sorted(m.order.index(i) for i in m.chosen if i in m.order)
+    key = sorted(m.order.index(i) for i in m.correct)
+    picked = ", ".join(LETTERS[d] for d in mine) or "none"
+    correct = ", ".join(LETTERS[d] for d in key)
+    late = "" if m.answered else " (not answered)"
+    print(f"\nQ{m.position + 1} · yours {picked}, correct {correct}{late}", file=out)
+    print(wrap(q.stem, "  ", "  "), file=out)
+    for d in mine:
+        print(wrap(options[d].rationale, f"  Your answer {LETTERS[d]}: ", "    "), file=out)
+    for d in key:
+        if d not in mine:
+            print(wrap(options[d].rationale, f"  Correct answer {LETTERS[d]}: ", "    "), file=out)
+    print(wrap(q.explanation, "  Explanation: ", "    "), file=out)
 
 
 async def _apply(
@@ -93,7 +113,7 @@ async def _apply(
             file=out,
             flush=True,
         )
-        if stdin.readline().strip().lower() == "y":
+        if read_line(stdin).strip().lower() == "y":
             return await svc.finish(user, exam.id, confirmed=True)
         return await svc.go(user, exam.id, pos)
     if word == "stop":
@@ -146,7 +166,8 @@ async def play_mock(
                     print(
                         "\nTime is up: the exam was submitted with your answers so far.", file=out
                     )
-                show_result(reply.result, out)
+                review = await svc.review(user, reply.result.exam_id)
+                show_result(reply.result, out, review)
                 return 0
             if reply.status is MockStatus.ABANDONED:
                 print("\nMock exam abandoned: no score.", file=out)
@@ -155,7 +176,7 @@ async def play_mock(
                 print(f"No mock exam ({reply.status}).", file=out)
                 return 1
             show_screen(reply, out)
-            line = stdin.readline()
+            line = read_line(stdin)
             if not line or line.strip().lower() in ("q", "quit", "exit"):
                 print(
                     "\nLeft the exam; it keeps running until its deadline (play --mock resumes).",

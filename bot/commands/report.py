@@ -14,6 +14,7 @@ from bot.analysis.render_text import render_text
 from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.config import ConfigError, load_settings
+from bot.plural import plural
 from bot.storage.factory import sqlite_path
 from bot.storage.item_sql import NoDatabase, read_item_report
 from bot.storage.port import StorageError
@@ -129,7 +130,7 @@ def stats_lines(report: ItemReport, limit: int = 20) -> list[str]:
     """The flags of a bank, worst first, for the validation summary."""
     head = (
         f"{report.bank_id}: item analysis of {report.first_attempts} first attempts by "
-        f"{report.learners} learners: {len(report.flagged)} question(s) flagged"
+        f"{plural(report.learners, 'learner')}: {plural(len(report.flagged), 'question')} flagged"
     )
     lines = [head]
     for q in report.flagged[:limit]:

@@ -12,6 +12,7 @@ from typing import TextIO
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
+from bot.plural import plural
 from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
 from bot.practice.readiness_service import ReadinessReport, render_stats_chart
@@ -71,21 +72,24 @@ def print_report(report: ReadinessReport, out: TextIO) -> None:
     else:
         missing = ", ".join(report.topics_missing) or "none"
         print(
-            f"Not enough evidence: {r.answers} answers ({r.answers_missing} more needed); "
+            f"Not enough evidence: {plural(r.answers, 'answer')} "
+            f"({r.answers_missing} more needed); "
             f"topics with too few answers: {missing}",
             file=out,
         )
     f = report.at_exam
     if report.exam_date is not None:
+        days = report.days_to_exam or 0
+        when = "today" if days == 0 else f"in {plural(days, 'day')}"
         if f is not None and f.enough_data and f.score is not None:
             print(
-                f"At the exam date {report.exam_date} (in {report.days_to_exam} days, without"
+                f"At the exam date {report.exam_date} ({when}, without"
                 f" more practice): {f.score:.1f}% (90% range {f.low:.1f}–{f.high:.1f}),"
                 f" P(pass) = {f.pass_probability or 0:.2f}",
                 file=out,
             )
         else:
-            print(f"Exam date {report.exam_date} (in {report.days_to_exam} days)", file=out)
+            print(f"Exam date {report.exam_date} ({when})", file=out)
     print("Topic · weight · predicted · met", file=out)
     for t in report.topics:
         score = "—" if t.score is None else f"{t.score:.1f}%"
@@ -93,7 +97,8 @@ def print_report(report: ReadinessReport, out: TextIO) -> None:
     answered = sum(d.answered for d in report.days)
     right = sum(d.correct for d in report.days)
     share = f", {right / answered:.0%} right" if answered else ""
-    print(f"Last 30 days: {answered} answers{share} on {len(report.days)} days", file=out)
+    active = plural(len(report.days), "day")
+    print(f"Last 30 days: {plural(answered, 'answer')}{share} on {active}", file=out)
     zone = ZoneInfo(report.timezone)
     for m in report.mocks:
         date = dt.datetime.fromtimestamp(m.started_at, zone).strftime("%Y-%m-%d %H:%M")

@@ -13,31 +13,36 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from bot.bank.models import Question
+from bot.bank.numeric import ascending_order
 
 Order = tuple[int, ...]
 
 
 def shuffled_order(question: Question, rng: random.Random) -> Order:
     """Display order for one delivery: shuffled unless the question says not to, a pinned
-    option ("None of the above") always last."""
+    option ("None of the above") always last; options that are all numbers in one unit always
+    from the smallest up."""
     n = len(question.options)
-    if not question.shuffle:
-        return tuple(range(n))
     found = _parts.get(id(question))
     if found is None or found[0] is not question:
         if len(_parts) >= CACHE_SIZE:
             _parts.clear()
         pinned = tuple(i for i, o in enumerate(question.options) if o.pin)
-        found = _parts[id(question)] = (question, pinned, [i for i in range(n) if i not in pinned])
-    _, pinned, kept = found
+        fixed = ascending_order(question) or (None if question.shuffle else tuple(range(n)))
+        kept = [i for i in range(n) if i not in pinned]
+        found = _parts[id(question)] = (question, fixed, pinned, kept)
+    _, fixed, pinned, kept = found
+    if fixed is not None:
+        return fixed
     free = kept.copy()
     rng.shuffle(free)
     return (*free, *pinned)
 
 
-# A question's pinned options and the others, in file order, per question object (immutable):
-# every delivery of it shuffles the others.
-_parts: dict[int, tuple[Question, tuple[int, ...], list[int]]] = {}
+# Per question object (immutable): its fixed order (unshuffled, or numeric options from the
+# smallest up, whatever the file says), else its pinned options and the others in file order,
+# the others shuffled by every delivery.
+_parts: dict[int, tuple[Question, Order | None, Order, list[int]]] = {}
 
 
 @lru_cache(maxsize=1 << 12)  # a few orders per question are in use at once

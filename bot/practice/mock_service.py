@@ -177,6 +177,12 @@ class MockService:
 
         return self._remember(await self.db.write(_until_saved(fn)))
 
+    async def running(self, user_id: int) -> Exam | None:
+        """The learner's running exam while its time lasts (None: none, or due to submit)."""
+        now = self.clock.now()
+        exam = await self.db.read(lambda c: mock_sql.running_exam(c, user_id))
+        return None if exam is None or exam.is_due(now) else exam
+
     async def choose(
         self, user_id: int, exam_id: int, position: int, option: int, *, on: bool | None = None
     ) -> MockReply:

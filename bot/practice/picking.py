@@ -154,13 +154,18 @@ def pick_for_learner(
     now: float,
     timezone: str,
     mistakes: bool = False,
+    outside: frozenset[str] = frozenset(),
 ) -> Delivery | None:
     """The learner's next question by the study queue (`bot.learning.queue.choose_next`), or
     with `mistakes` the most forgotten question whose last answer was wrong; recorded.
-    None when the topic has no question (or, with `mistakes`, no mistake is left)."""
+    None when the topic has no question (or, with `mistakes`, no mistake is left).
+    `outside`: questions never to pick (those of a mock exam the learner is sitting)."""
     topic = topic if topic and bank.meta.topic(topic) else None
-    plan = catalog.blueprint(bank)
+    plan = catalog.blueprint(bank) if not outside else _plan_without(bank, outside)
     memory = lsql.memory_states(conn, user_id, bank.id)
+    if outside:
+        # The queue sees a bank without those questions, and their states with them.
+        memory = {q: s for q, s in memory.items() if q not in outside}
     last = lsql.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
     again = False
@@ -188,6 +193,24 @@ def pick_for_learner(
         chat_id=chat_id, user_id=user_id, source=source, now=now,
     )  # fmt: skip
     return replace(delivery, again=True) if again else delivery
+
+
+# A mock exam is sat over an hour or two and practised beside a few times: one plan per bank
+# and exam is kept while it runs.
+_plans_without: dict[tuple[int, frozenset[str]], tuple[Bank, Blueprint]] = {}
+PLANS_WITHOUT_KEPT = 64
+
+
+def _plan_without(bank: Bank, outside: frozenset[str]) -> Blueprint:
+    """The study queue's view of the bank without some of its questions."""
+    found = _plans_without.get((id(bank), outside))
+    if found is None or found[0] is not bank:
+        if len(_plans_without) >= PLANS_WITHOUT_KEPT:
+            _plans_without.clear()
+        kept = {q: v for q, v in bank.questions.items() if q not in outside}
+        plan = Blueprint.of(Bank(meta=bank.meta, questions=kept))
+        found = _plans_without[(id(bank), outside)] = (bank, plan)
+    return found[1]
 
 
 def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:

@@ -27,7 +27,7 @@ from bot.practice.learning_service import LearningService
 from bot.practice.memory_updates import take_answer, take_misconceptions
 from bot.practice.picking import delivery_from, pick_for_learner
 from bot.practice.picking import record as record_delivery
-from bot.storage import answer_sql, summaries
+from bot.storage import answer_sql, mock_sql, summaries
 from bot.storage import practice_sql as sql
 from bot.storage.port import Connection, DatabaseBusy, Store
 from bot.storage.practice_sql import DeliveryRecord
@@ -140,6 +140,8 @@ class PracticeService:
             now=now,
             timezone=prefs.timezone or self.default_timezone,
             mistakes=source is Source.MISTAKES,
+            # Practice beside a running mock exam never asks (and answers) its questions.
+            outside=mock_sql.running_question_ids(conn, user_id, bank.id),
         )
 
     def pick_daily(self, conn: Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
@@ -169,6 +171,24 @@ class PracticeService:
         if question is None:
             question = self.catalog.question(record.bank_id, record.question_id)
         return None if question is None else delivery_from(record, question)
+
+    async def button_delivery(
+        self, delivery_id: int, chat_id: int, token: str | None
+    ) -> tuple[Delivery | None, AnswerStatus | None]:
+        """`delivery` for a button of this chat, or why the button no longer fits: unknown
+        (gone, as after /reset, or another chat's), stale (another copy of the data) or
+        removed (withdrawn from the bank, no version of it kept)."""
+        record = await self.db.read(lambda c: sql.delivery_record(c, delivery_id))
+        if record is None or record.chat_id != chat_id:
+            return None, AnswerStatus.UNKNOWN
+        if token is not None and (record.token or "") != token:
+            return None, AnswerStatus.STALE
+        question = self.catalog.question_at(record.bank_id, record.question_id, record.version)
+        if question is None:
+            question = self.catalog.question(record.bank_id, record.question_id)
+        if question is None:
+            return None, AnswerStatus.REMOVED
+        return delivery_from(record, question), None
 
     # `token` below: the one in the button's callback data ("" for a button made before
     # tokens), or None when the caller is not a button (a poll vote, the terminal player).
@@ -252,6 +272,24 @@ class PracticeService:
                 c, delivery_id, learner, chat_id, None, now, token, confidence=confidence
             )
         )
+
+    async def held_choice(
+        self, delivery_id: int, user_id: int, chat_id: int, *, token: str | None = None
+    ) -> AnswerOutcome:
+        """The choice held for Sure/Unsure, to change it before it counts: CONFIRM with the
+        held positions, ALREADY once it was recorded, or why the button no longer fits."""
+        now = self.clock.now()
+
+        def go(conn: Connection) -> AnswerOutcome:
+            _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
+            if problem is not None or delivery is None:
+                return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
+            if sql.existing_answer(conn, delivery_id, user_id) is not None:
+                return self._already(conn, delivery, user_id)
+            held = grading.decode_choice(sql.pending_choice(conn, delivery_id, user_id))
+            return AnswerOutcome(AnswerStatus.CONFIRM, delivery, held)
+
+        return await self.db.read(go)
 
     def _record(
         self,

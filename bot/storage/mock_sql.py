@@ -149,6 +149,16 @@ def running_exam(conn: Connection, user_id: int) -> Exam | None:
     return _exam(conn, row) if row else None
 
 
+def running_question_ids(conn: Connection, user_id: int, bank_id: str) -> frozenset[str]:
+    """The questions of the learner's running exam in this bank (empty when none runs)."""
+    rows = conn.execute(
+        "SELECT i.question_id FROM mock_exams e JOIN mock_items i ON i.exam_id = e.id"
+        " WHERE e.user_id = ? AND e.status = 'running' AND e.bank_id = ?",
+        (user_id, bank_id),
+    ).fetchall()
+    return frozenset(r[0] for r in rows)
+
+
 def snapshot(conn: Connection, exam_id: int, position: int) -> str | None:
     """The question at a position, as JSON frozen when the exam started."""
     row = conn.execute(

@@ -20,6 +20,7 @@ from bot.storage.port import Store
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.inbox import Inbox
 from bot.telegram.outbound.flood import FloodGate
+from bot.telegram.outbound.refusals import RefusalGate
 from bot.telegram.outbound.throttle import EditThrottle
 
 
@@ -41,6 +42,7 @@ class Services:
     guards: ChatGuards  # one result per button, group /quiz pace, /reset
     flood: FloodGate = field(default_factory=lambda: FloodGate(0, 60))  # per-sender updates
     inbox: Inbox | None = None  # updates stored before they are acknowledged
+    refusals: RefusalGate = field(default_factory=RefusalGate)  # "admins only", out loud
 
 
 @dataclass

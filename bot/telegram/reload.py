@@ -18,6 +18,7 @@ from pathlib import Path
 from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.bank.models import Bank
+from bot.plural import plural
 from bot.practice.catalog import Catalog
 from bot.telegram.context import QuizApp, Services
 
@@ -45,10 +46,10 @@ class ReloadOutcome:
     def summary(self) -> str:
         """One line for the log."""
         if not self.ok:
-            return f"reload refused: {len(self.problems)} problem(s), the old banks stay"
+            return f"reload refused: {plural(len(self.problems), 'problem')}, the old banks stay"
         banks = ", ".join(f"{b} ({n})" for b, n in self.banks.items())
         text = (
-            f"reloaded {banks}: {self.added} question(s) added, {self.removed} removed, "
+            f"reloaded {banks}: {plural(self.added, 'question')} added, {self.removed} removed, "
             f"{self.changed} changed"
         )
         return "; ".join([text, *self.topic_lines()])
@@ -78,7 +79,7 @@ class TopicChanges:
         if self.moved:
             n = sum(self.moved.values())
             pairs = ", ".join(f"{a} → {b} {k}" for (a, b), k in sorted(self.moved.items()))
-            parts.append(f"{n} question(s) moved between topics ({pairs})")
+            parts.append(f"{plural(n, 'question')} moved between topics ({pairs})")
         return f"{self.bank_id}: " + "; ".join(parts) if parts else ""
 
 

@@ -20,6 +20,7 @@ from telegram.ext import (
 from bot.telegram.handlers import (
     admin,
     answers,
+    beside_mock,
     commands,
     daily,
     gates,
@@ -45,6 +46,7 @@ BUTTONS: list[Button] = [
     *daily.BUTTONS,
     *mock_buttons.BUTTONS,
     *mock.BUTTONS,
+    *beside_mock.BUTTONS,
 ]
 PRIVATE = filters.ChatType.PRIVATE
 # Stickers, photos, voice notes, files, locations...: new messages only (not edits), and not

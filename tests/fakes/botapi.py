@@ -269,6 +269,13 @@ class FakeBotApi(ApiMethods):
         texts = [m["text"] for m in self.messages_to(chat_id) if "text" in m]
         return texts[-1] if texts else None
 
+    def last_words(self, chat_id: int) -> str | None:
+        """What the user reads in the newest message of `chat_id` with words: its text, or a
+        photo's or document's caption."""
+        words = [m.get("text", m.get("caption")) for m in self.messages_to(chat_id)]
+        found = [w for w in words if w is not None]
+        return found[-1] if found else None
+
     def photo(self, chat_id: int, message_id: int) -> bytes:
         """The bytes of a photo the bot uploaded (sendPhoto with a file)."""
         with self._lock:

@@ -14,6 +14,14 @@ from tests.fakes.objects import BOT_ID, JSON
 from tests.fakes.state import ApiState, Stored
 from tests.fakes.validation import ApiError, bad_request
 
+CHAT_ACTIONS = frozenset(
+    (
+        "typing", "upload_photo", "record_video", "upload_video", "record_voice",
+        "upload_voice", "upload_document", "choose_sticker", "find_location",
+        "record_video_note", "upload_video_note",
+    )
+)  # fmt: skip
+
 # Bot API method names, in their canonical spelling.
 METHOD_NAMES = (
     "getMe",
@@ -35,6 +43,7 @@ METHOD_NAMES = (
     "sendPoll",
     "sendPhoto",
     "sendDocument",
+    "sendChatAction",
     "stopPoll",
     "leaveChat",
     "close",
@@ -237,6 +246,12 @@ class ApiMethods(ApiState):
         self._photos[key] = data
         return copy.deepcopy(self._messages[key].message)
 
+    def _sendChatAction(self, params: Params) -> bool:
+        self._chat_id(params)
+        if params.get("action") not in CHAT_ACTIONS:
+            raise bad_request("wrong parameter action in request")
+        return True
+
     def _sendDocument(self, params: Params) -> JSON:
         chat_id, parse_mode, fields, data = self._upload(params, "document")
         name = str(params.get("document", "")).split(" ")[1:2] or ["document"]
@@ -255,6 +270,8 @@ class ApiMethods(ApiState):
     def _sendPoll(self, params: Params) -> JSON:
         chat_id = self._chat_id(params)
         texts = validation.poll_options(params)
+        if not 1 <= len(str(params.get("question") or "")) <= 300:
+            raise bad_request("POLL_QUESTION_INVALID")
         is_anonymous = params.get("is_anonymous", True) is not False
         if not is_anonymous and self._chat(chat_id)["type"] == "channel":
             raise bad_request("non-anonymous polls can't be sent to channel chats")

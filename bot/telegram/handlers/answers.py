@@ -113,6 +113,28 @@ async def on_confidence(press: Press, context: QuizContext) -> None:
     await _settle(press, context, outcome)
 
 
+@BUTTONS.on(callbacks.CHANGE, Who.PRIVATE)
+async def on_change(press: Press, context: QuizContext) -> None:
+    """ "Change answer" before Sure/Unsure: the letters come back, the held pick still ticked
+    on a "select two" question."""
+    query, message, (delivery_id, token) = press.query, press.message, press.values
+    outcome = await context.services.practice.held_choice(
+        delivery_id, query.from_user.id, message.chat_id, token=token
+    )
+    if outcome.status is not AnswerStatus.CONFIRM or outcome.delivery is None:
+        await _settle(press, context, outcome)
+        return
+    delivery = outcome.delivery
+    held = outcome.chosen if delivery.question.kind is Kind.MULTIPLE else frozenset()
+    await query.answer(texts.CB_CHANGE)
+    await edit_markup(
+        context.bot,
+        message.chat_id,
+        message.message_id,
+        keyboards.question_keyboard(delivery.id, delivery.question, held, delivery.token),
+    )
+
+
 @BUTTONS.on(callbacks.TOGGLE, Who.ANYONE)
 async def on_toggle(press: Press, context: QuizContext) -> None:
     """A tap on a letter of a multiple-answer question: select or unselect it."""
@@ -181,9 +203,11 @@ async def on_next(press: Press, context: QuizContext) -> None:
 async def on_explain(press: Press, context: QuizContext) -> None:
     """ "All options explained": every option with why it is right or wrong."""
     query, message, (delivery_id, token) = press.query, press.message, press.values
-    delivery = await context.services.practice.delivery(delivery_id, token=token)
-    if delivery is None or delivery.chat_id != message.chat_id:
-        await query.answer(texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
+    delivery, status = await context.services.practice.button_delivery(
+        delivery_id, message.chat_id, token
+    )
+    if delivery is None:
+        await query.answer(REFUSALS.get(status or AnswerStatus.UNKNOWN, texts.CB_UNKNOWN))
         return
     if not await context.services.guards.claim_button(message.chat_id, delivery.id, EXPLAIN):
         await query.answer(texts.CB_EXPLAIN_USED)

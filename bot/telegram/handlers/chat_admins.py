@@ -49,6 +49,18 @@ async def is_member_admin(context: QuizContext, chat_id: int, user_id: int) -> b
     return member.status in ADMIN_STATUSES
 
 
+async def refuse(update: Update, context: QuizContext, text: str) -> None:
+    """A non-admin's "admins only" in the group: once per member per window, then silence."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return
+    services = context.services
+    if user is not None and not services.refusals.allow(chat.id, user.id, services.clock.now()):
+        log.debug("chat %s: refusal for %s not repeated", chat.id, user.id)
+        return
+    await reply(update, context, text)
+
+
 async def reply(update: Update, context: QuizContext, text: str) -> None:
     """A short answer in the chat the command came from."""
     chat = update.effective_chat

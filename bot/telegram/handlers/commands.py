@@ -4,17 +4,20 @@ and what is not a command."""
 from __future__ import annotations
 
 from telegram import Update
-from telegram.constants import ChatType
+from telegram.constants import ChatAction, ChatType
 
+from bot.bank.limits import TELEGRAM_CAPTION_CHARS
 from bot.bank.models import Bank, Topic
 from bot.practice.catalog import Catalog
 from bot.telegram.context import QuizContext
+from bot.telegram.handlers import beside_mock
 from bot.telegram.handlers.common import effective, learner, send_next_question
 from bot.telegram.outbound.guarded import guarded
-from bot.telegram.outbound.photos import send_png
+from bot.telegram.outbound.photos import send_png, show_action
 from bot.telegram.outbound.send import send_html
 from bot.telegram.views import group_render, keyboards, mock_texts, render, texts
 from bot.telegram.views import readiness_render as stats_views
+from bot.telegram.views.html_split import visible_length
 from bot.telegram.views.render import esc
 
 
@@ -59,10 +62,12 @@ def deep_link_topic(catalog: Catalog, bank: Bank, arg: str) -> tuple[Bank, Topic
 
 
 async def quiz(update: Update, context: QuizContext) -> None:
-    """Send the next question."""
+    """Send the next question (while a mock exam runs, ask first)."""
     if (who := effective(update)) is None:
         return
     chat, user = who
+    if await beside_mock.asked_first(context, chat.id, user.id, "quiz"):
+        return
     await send_next_question(context, chat.id, user)
 
 
@@ -84,7 +89,7 @@ async def topics(update: Update, context: QuizContext) -> None:
 
 
 async def stats(update: Update, context: QuizContext) -> None:
-    """The learner's readiness, progress and last mock exams, then the chart (a PNG)."""
+    """The learner's readiness, progress and last mock exams, with the chart (a PNG)."""
     if (who := effective(update)) is None:
         return
     chat, user = who
@@ -97,10 +102,20 @@ async def stats(update: Update, context: QuizContext) -> None:
             await services.practice.learning.misconceptions(user.id)
         )
         text = f"{text}\n\n{wrong_ideas}" if wrong_ideas else text
+    if not result.answered:
+        await send_html(context.bot, chat.id, text)
+        return
+    # The chart belongs to the reply: rendered first (the learner sees "sending a photo" while
+    # it renders), then sent with the text as its caption, or right after the text when that
+    # is too long for one. Sent after the text, the render let a later command's reply in
+    # between them.
+    await show_action(context.bot, chat.id, ChatAction.UPLOAD_PHOTO)
+    png = await services.readiness.chart(report)
+    if visible_length(text) <= TELEGRAM_CAPTION_CHARS:
+        await send_png(context.bot, chat.id, png, text, filename="stats.png")
+        return
     await send_html(context.bot, chat.id, text)
-    if result.answered:
-        png = await services.readiness.chart(report)
-        await send_png(context.bot, chat.id, png, mock_texts.STATS_CAPTION, filename="stats.png")
+    await send_png(context.bot, chat.id, png, mock_texts.STATS_CAPTION, filename="stats.png")
 
 
 async def help_command(update: Update, context: QuizContext) -> None:

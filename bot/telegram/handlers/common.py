@@ -30,6 +30,15 @@ def query_message(query: CallbackQuery) -> Message | None:
     return message if isinstance(message, Message) else None
 
 
+def is_own_button(query: CallbackQuery, message: Message) -> bool:
+    """Whether the press names a button of the message it came with: Telegram sends the
+    message as it stands, so data a modified client made up matches none of its buttons."""
+    markup = message.reply_markup
+    if markup is None:
+        return False
+    return any(b.callback_data == query.data for row in markup.inline_keyboard for b in row)
+
+
 # What a press that cannot count is told, in private chats and groups alike.
 REFUSALS = {
     AnswerStatus.UNKNOWN: texts.CB_UNKNOWN,

@@ -12,8 +12,9 @@ from telegram import Update
 
 from bot.domain.kinds import PollMode
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.chat_admins import is_admin, reply
+from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
 from bot.telegram.views import group_render, texts
+from bot.telegram.views.render import esc
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ async def _admin_or_refuse(update: Update, context: QuizContext) -> int | None:
     if chat is None:
         return None
     if not await is_admin(update, context):
-        await reply(update, context, texts.GROUP_ADMINS_ONLY)
+        await refuse(update, context, texts.GROUP_ADMINS_ONLY)
         return None
     await context.services.groups.register(chat.id, chat.type, chat.title)
     return chat.id
@@ -55,8 +56,12 @@ async def leaderboard(update: Update, context: QuizContext) -> None:
 
 
 async def window(update: Update, context: QuizContext) -> None:
-    """/window <minutes> (admins): how long a question stays open."""
+    """/window shows how long a question stays open; /window <minutes> (admins) sets it."""
     args = context.args or []
+    if not args and (chat := update.effective_chat) is not None:
+        settings = await context.services.groups.settings(chat.id)
+        await reply(update, context, texts.WINDOW_CURRENT.format(minutes=settings.window_s // 60))
+        return
     if len(args) != 1 or not args[0].isdigit():
         await reply(update, context, texts.WINDOW_USAGE)
         return
@@ -70,17 +75,44 @@ async def window(update: Update, context: QuizContext) -> None:
     await reply(update, context, text + texts.WINDOW_FROM_NEXT)
 
 
+MODES = {
+    PollMode.QUIZ_POLL: "Telegram quiz polls",
+    PollMode.BUTTONS: "questions with answer buttons",
+}
+
+
 async def quizpoll(update: Update, context: QuizContext) -> None:
-    """/quizpoll on|off (admins): Telegram's native quiz poll instead of answer buttons."""
+    """/quizpoll shows the mode and how many of the chat's questions can be polls;
+    /quizpoll on|off (admins): Telegram's native quiz poll instead of answer buttons."""
     args = [a.lower() for a in context.args or []]
+    chat = update.effective_chat
+    if not args and chat is not None:
+        settings = await context.services.groups.settings(chat.id)
+        now = texts.POLL_MODE_NOW.format(mode=MODES[settings.poll_mode])
+        text = f"{now} {await _polls_fitting(context, chat.id)}\n{texts.POLL_MODE_USAGE}"
+        await reply(update, context, text)
+        return
     if args not in (["on"], ["off"]):
         await reply(update, context, texts.POLL_MODE_USAGE)
         return
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
-    on = args == ["on"]
-    await context.services.groups.set_poll_mode(
-        chat_id, PollMode.QUIZ_POLL if on else PollMode.BUTTONS
-    )
-    mode = "Telegram quiz polls" if on else "questions with answer buttons"
-    await reply(update, context, texts.POLL_MODE_SET.format(mode=mode))
+    mode = PollMode.QUIZ_POLL if args == ["on"] else PollMode.BUTTONS
+    await context.services.groups.set_poll_mode(chat_id, mode)
+    text = texts.POLL_MODE_SET.format(mode=MODES[mode])
+    if mode is PollMode.QUIZ_POLL:
+        # Said once, here: each question that cannot be a poll then goes out with buttons.
+        text += " " + await _polls_fitting(context, chat_id)
+    await reply(update, context, text)
+
+
+async def _polls_fitting(context: QuizContext, chat_id: int) -> str:
+    """How many of the chat's questions (its bank, its topic if it chose one) can be polls."""
+    services = context.services
+    settings = await services.groups.settings(chat_id)
+    bank = services.catalog.bank(settings.bank_id)
+    fit, total = group_render.polls_fitting(bank.in_topic(settings.topic))
+    text = texts.POLL_FIT.format(fit=fit, total=total, bank=esc(bank.meta.title))
+    if fit < total:
+        text += texts.POLL_UNFIT.format(rest=total - fit)
+    return text + texts.POLL_LONG_STEM

@@ -12,7 +12,7 @@ from telegram.constants import ChatType
 from bot.domain import due, zones
 from bot.domain.kinds import ChatKind
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.chat_admins import is_admin, reply
+from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
 from bot.telegram.views import texts
 from bot.telegram.views.render import esc, when
 
@@ -28,7 +28,7 @@ async def daily(update: Update, context: QuizContext) -> None:
         await reply(update, context, await schedule_text(context, chat.id))
         return
     if not await is_admin(update, context):
-        await reply(update, context, texts.GROUP_ADMINS_ONLY)
+        await refuse(update, context, texts.GROUP_ADMINS_ONLY)
         return
     groups = services.groups
     await groups.register(chat.id, chat.type, chat.title)

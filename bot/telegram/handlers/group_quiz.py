@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.ext import JobQueue
 
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.chat_admins import is_admin
+from bot.telegram.handlers.chat_admins import is_admin, refuse
 from bot.telegram.handlers.common import learner
 from bot.telegram.outbound.group_rounds import post_question, reveal
 from bot.telegram.outbound.guarded import guarded
@@ -66,9 +66,7 @@ async def reveal_command(update: Update, context: QuizContext) -> None:
         return
     services = context.services
     if not await is_admin(update, context):
-        await guarded(
-            services, chat.id, lambda cid: send_html(context.bot, cid, texts.GROUP_ADMINS_ONLY)
-        )
+        await refuse(update, context, texts.GROUP_ADMINS_ONLY)
         return
     job_queue: JobQueue[Any] | None = context.job_queue
     open_ids = await services.groups.unrevealed(chat.id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from telegram import CallbackQuery, Message, Update
 
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.chat_admins import is_admin, reply
+from bot.telegram.handlers.chat_admins import is_admin, refuse
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import keyboards, texts
@@ -22,7 +22,7 @@ async def topics(update: Update, context: QuizContext) -> None:
     if chat is None:
         return
     if not await is_admin(update, context):
-        await reply(update, context, texts.GROUP_TOPICS_ADMINS)
+        await refuse(update, context, texts.GROUP_TOPICS_ADMINS)
         return
     services = context.services
     await services.groups.register(chat.id, chat.type, chat.title)

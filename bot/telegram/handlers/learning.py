@@ -7,6 +7,7 @@ from telegram import Update
 from bot.domain.exam_dates import DateProblem, parse_exam_date
 from bot.domain.kinds import Source
 from bot.telegram.context import QuizContext
+from bot.telegram.handlers import beside_mock
 from bot.telegram.handlers.common import effective, send_next_question
 from bot.telegram.outbound.send import send_html
 from bot.telegram.views import render, texts
@@ -44,9 +45,12 @@ async def exam(update: Update, context: QuizContext) -> None:
         return
     info = await learning.set_exam(user.id, parsed.date)
     assert info.days_left is not None
-    text = texts.EXAM_SET.format(
-        date=parsed.date.isoformat(), days=render.days_text(info.days_left)
-    )
+    if info.days_left == 0:
+        text = texts.EXAM_SET_TODAY.format(date=parsed.date.isoformat())
+    else:
+        text = texts.EXAM_SET.format(
+            date=parsed.date.isoformat(), days=render.days_text(info.days_left)
+        )
     await send_html(context.bot, chat.id, text)
 
 
@@ -55,6 +59,8 @@ async def mistakes(update: Update, context: QuizContext) -> None:
     if (who := effective(update)) is None:
         return
     chat, user = who
+    if await beside_mock.asked_first(context, chat.id, user.id, "mistakes"):
+        return
     await send_next_question(context, chat.id, user, source=Source.MISTAKES)
 
 

@@ -6,6 +6,7 @@ import logging
 
 from telegram import Update
 
+from bot.plural import plural
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.send import send_html
 from bot.telegram.reload import SHOWN_PROBLEMS, reload_services
@@ -20,11 +21,11 @@ log = logging.getLogger(__name__)
 NOT_ADMIN = "Sorry, only the bot's operators can reload the question banks."
 RELOADED = (
     "✅ <b>Question banks reloaded</b>\n{banks}\n"
-    "{added} question(s) added, {removed} removed, {changed} changed.{topics}"
+    "{added} added, {removed} removed, {changed} changed.{topics}"
 )
 TOPICS_NOTE = "\nAnswers given before a question moved keep the topic they were given in."
 REFUSED = (
-    "⚠️ <b>Reload refused</b>: {count} problem(s) found, the banks in use stay as they were.\n"
+    "⚠️ <b>Reload refused</b>: {problems_found} found, the banks in use stay as they were.\n"
     "<pre>{problems}</pre>{more}"
 )
 
@@ -42,14 +43,14 @@ async def reload_command(update: Update, context: QuizContext) -> None:
     log.info("/reload by admin %s", user.id)
     outcome = await reload_services(services)
     if outcome.ok:
-        banks = "\n".join(f"• {esc(b)}: {n} question(s)" for b, n in outcome.banks.items())
+        banks = "\n".join(f"• {esc(b)}: {plural(n, 'question')}" for b, n in outcome.banks.items())
         lines = outcome.topic_lines()
         topics = "".join(f"\n• {esc(line)}" for line in lines)
         if any(t.moved for t in outcome.topics):
             topics += TOPICS_NOTE
         text = RELOADED.format(
             banks=banks,
-            added=outcome.added,
+            added=plural(outcome.added, "question"),
             removed=outcome.removed,
             changed=outcome.changed,
             topics=topics,
@@ -58,7 +59,7 @@ async def reload_command(update: Update, context: QuizContext) -> None:
         shown = outcome.problems[:SHOWN_PROBLEMS]
         extra = len(outcome.problems) - len(shown)
         text = REFUSED.format(
-            count=len(outcome.problems),
+            problems_found=plural(len(outcome.problems), "problem"),
             problems=esc(clip("\n".join(shown), 3000)),
             more=f"\n…and {extra} more (run <code>quizbot validate</code>)" if extra else "",
         )

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.plural import plural
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.buttons import Buttons, Press, Who
-from bot.telegram.handlers.common import effective, message_lock
+from bot.telegram.handlers.common import effective, is_own_button, message_lock
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import callbacks, keyboards, texts
 from bot.telegram.views.render import clip, esc
@@ -31,6 +32,10 @@ async def on_reset_button(press: Press, context: QuizContext) -> None:
     """Yes (`rs:<bank>`: the exam the question named, even if the learner switched since) or
     Cancel (`rs:-`)."""
     query, (chosen,) = press.query, press.values
+    # The confirmation's own buttons only: forged data would reset from (or edit) any message.
+    if not is_own_button(query, press.message):
+        await query.answer(texts.CB_UNKNOWN)
+        return
     chat_id, message_id = press.message.chat_id, press.message.message_id
     if chosen == callbacks.RESET_CANCEL:
         await query.answer(texts.CB_RESET_CANCELLED)
@@ -44,6 +49,6 @@ async def on_reset_button(press: Press, context: QuizContext) -> None:
     # One reset per message however often Yes is tapped: repeats wait, then find it done.
     async with message_lock(chat_id, message_id):
         forgotten = await services.guards.reset(query.from_user.id, bank.id)
-        await query.answer(clip(texts.CB_RESET_DONE.format(count=forgotten)))
+        await query.answer(clip(texts.CB_RESET_DONE.format(answers=plural(forgotten, "answer"))))
         text = texts.RESET_DONE.format(bank=esc(bank.meta.title))
         await edit_or_send(context.bot, chat_id, message_id, text)

@@ -35,20 +35,27 @@ SWEEP_EVERY_S = 20.0
 
 
 async def send_quiz_poll(
-    bot: ExtBot[None], chat_id: int, question: Question, *, anonymous: bool
+    bot: ExtBot[None],
+    chat_id: int,
+    question: Question,
+    *,
+    anonymous: bool,
+    reply_to: int | None = None,
 ) -> Message:
-    """Post a question as a quiz poll; the caller checked it fits (`group_render.poll_fits`)."""
+    """Post a question as a quiz poll (its question the stem, or a pointer to the message
+    `reply_to` that holds a long stem); the caller checked it fits (`group_render.poll_fits`)."""
     # PTB 22.8 / Bot API 9.6: `correct_option_ids` (a list) replaces `correct_option_id`,
     # which now warns; several correct options need `allows_multiple_answers`.
     return await bot.send_poll(
         chat_id,
-        question.stem.strip(),
+        group_render.poll_question(question),
         [o.text.strip() for o in question.options],
         is_anonymous=anonymous,
         type="quiz",
         allows_multiple_answers=question.kind is Kind.MULTIPLE,
         correct_option_ids=sorted(question.correct_indices),  # type: ignore[arg-type]
         explanation=group_render.poll_explanation(question),
+        reply_to_message_id=reply_to,
     )
 
 
@@ -70,15 +77,26 @@ async def send_group_question(
     Errors are raised for the caller's policy: `guarded` for /quiz, the courier for a push.
     """
     question = delivery.question
+    bank = catalog.bank(delivery.bank_id)
     if settings.poll_mode is PollMode.QUIZ_POLL and group_render.poll_fits(question):
         # Channels only take anonymous polls; in a group a named vote lets us record answers.
         if anonymous is None:
             anonymous = settings.chat_type == ChatKind.CHANNEL
-        message = await send_quiz_poll(bot, chat_id, question, anonymous=anonymous)
+        above = None
+        if not group_render.stem_fits_poll(question):
+            # A poll's question holds 300 characters: a longer stem goes in a message just
+            # above, and the poll answers it.
+            stem = await bot.send_message(
+                chat_id,
+                group_render.poll_stem_text(bank, question),
+                parse_mode=ParseMode.HTML,
+                allow_paid_broadcast=paid_broadcast or None,
+            )
+            above = stem.message_id
+        message = await send_quiz_poll(bot, chat_id, question, anonymous=anonymous, reply_to=above)
         if message.poll is not None:
             await groups.attach_poll(delivery.id, message.message_id, message.poll.id)
         return message
-    bank = catalog.bank(delivery.bank_id)
     window = settings.window_s if window_s is None else window_s
     # A group question fits one message (bank limits): nothing to split.
     return await bot.send_message(

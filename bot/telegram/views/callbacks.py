@@ -81,6 +81,7 @@ ANSWER = CallbackData("a", ID, TOKEN, POSITION)
 TOGGLE = CallbackData("t", ID, TOKEN, POSITION)  # an option of a multiple-answer question
 SUBMIT = CallbackData("s", ID, TOKEN)
 CONFIDENCE = CallbackData("c", ID, TOKEN, word("s", "u"))  # sure / unsure
+CHANGE = CallbackData("cg", ID, TOKEN)  # change the pick before sure / unsure
 NEXT = CallbackData("n", ID)
 EXPLAIN = CallbackData("x", ID, TOKEN)  # all options explained
 EXAM_OFFER = CallbackData("ex", number(3))  # /start's exam date in days (0: no date)
@@ -95,3 +96,6 @@ MOCK_MOVE = CallbackData("m", ID, number(4), Part(r"[a-z]\d{0,4}", "z9999"))
 MOCK_OFFER = CallbackData("mo", word("full", "short") | number(4))  # start the exam offered
 MOCK_REVIEW = CallbackData("mr", ID, number(4))  # send mistake i for review
 MOCK_REVIEW_SHOWN = CallbackData("mv", ID, number(4))  # show mistake i in the review message
+BACK_TO_EXAM = "exam"
+# Beside a running mock exam: back to it, or practice (`quiz` or `mistakes`) outside it.
+BESIDE_MOCK = CallbackData("pm", word(BACK_TO_EXAM, "quiz", "mistakes"))

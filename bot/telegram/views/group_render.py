@@ -3,10 +3,13 @@ verdict alert, the reveal, the leaderboard and the native quiz poll's fields."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
-from bot.bank.models import LETTERS, Bank, Question
+from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.domain.groups import Leaderboard, Reveal, Standing
 from bot.domain.models import AnswerOutcome
+from bot.plural import plural
 from bot.telegram.views import texts
 from bot.telegram.views.render import clip, esc, header, letters, question_text
 
@@ -23,9 +26,7 @@ def _minutes(seconds: float) -> str:
 
 def group_question_text(bank: Bank, question: Question, window_s: float, count: int) -> str:
     """The question as posted in a group or channel, with the window and the live count."""
-    footer = texts.GROUP_FOOTER.format(
-        window=_minutes(window_s), count=count, s="" if count == 1 else "s"
-    )
+    footer = texts.GROUP_FOOTER.format(window=_minutes(window_s), answers=plural(count, "answer"))
     return f"{question_text(bank, question)}\n\n{footer}"
 
 
@@ -105,12 +106,39 @@ def leaderboard_text(board: Leaderboard, title: str | None) -> str:
 
 
 def poll_fits(question: Question) -> bool:
-    """Whether a question fits Telegram's native quiz poll (else it goes out with buttons)."""
-    return (
-        len(question.stem.strip()) <= POLL_QUESTION_CHARS
-        and all(len(o.text.strip()) <= POLL_OPTION_CHARS for o in question.options)
-        and 2 <= len(question.options) <= 12
+    """Whether a question can go out as Telegram's native quiz poll: its options fit (a long
+    stem is sent as a message above the poll); else it goes out with buttons."""
+    return all(len(o.text.strip()) <= POLL_OPTION_CHARS for o in question.options) and (
+        2 <= len(question.options) <= 12
     )
+
+
+def stem_fits_poll(question: Question) -> bool:
+    """Whether the stem itself can be the poll's question (at most 300 characters)."""
+    return len(question.stem.strip()) <= POLL_QUESTION_CHARS
+
+
+def poll_question(question: Question) -> str:
+    """The poll's question: the stem, or a pointer to the message above that holds it."""
+    if stem_fits_poll(question):
+        return question.stem.strip()
+    if question.kind is Kind.MULTIPLE:
+        return texts.POLL_SEE_ABOVE_MULTIPLE.format(count=question.select_count)
+    return texts.POLL_SEE_ABOVE
+
+
+def poll_stem_text(bank: Bank, question: Question) -> str:
+    """The message above a poll whose stem is too long to be its question."""
+    return f"{header(bank, question)}\n\n{esc(question.stem.strip())}"
+
+
+def polls_fitting(questions: Iterable[Question]) -> tuple[int, int]:
+    """(questions that can be quiz polls, questions) among these."""
+    fit = total = 0
+    for q in questions:
+        total += 1
+        fit += poll_fits(q)
+    return fit, total
 
 
 def poll_explanation(question: Question) -> str:

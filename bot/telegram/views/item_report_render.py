@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.analysis.admin import AdminReport, WorstQuestion
 from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
 from bot.learning.forgetting import QueueMode, Verdict
+from bot.plural import plural
 from bot.telegram.views.render import clip, esc
 
 FLAG_CHARS = 300  # one flag's words; a question shows at most FLAGS_SHOWN of them
@@ -14,13 +15,13 @@ CAPTION_CHARS = 1024  # Telegram's limit for a document's caption
 BODY_CHARS = TELEGRAM_MESSAGE_CHARS - 200
 
 HEAD = "📋 <b>Item analysis</b> · {bank}"
-SUMMARY = "{learners} learners, {attempts} first attempts; {flagged} question(s) flagged."
+SUMMARY = "{learners}, {attempts}; {flagged} flagged."
 WORST = "<b>Worst flagged</b> (only each learner's first attempt counts):"
 NONE_FLAGGED = "No question is flagged: nothing to fix, or too few first attempts yet."
 MORE = "…more in the file."
 FILE_NOTE = "The whole report is the HTML file below: open it in a browser."
 MEMORY = (
-    "🧠 <b>Memory check</b>: {probes} missed question(s) answered again 20 h–4 days later,"
+    "🧠 <b>Memory check</b>: {probes} answered again 20 h–4 days later,"
     " right {excess:+.1f} points against FSRS's prediction (z {z:+.1f}). Study order: {mode}."
 )
 MODES = {
@@ -54,7 +55,10 @@ def question_lines(rank: int, q: WorstQuestion) -> list[str]:
 def memory_line(check: Verdict) -> str:
     """The bank-wide forgetting check in one line (bot.learning.forgetting)."""
     return MEMORY.format(
-        probes=check.probes, excess=100 * check.excess, z=check.z, mode=MODES[check.mode]
+        probes=plural(check.probes, "missed question"),
+        excess=100 * check.excess,
+        z=check.z,
+        mode=MODES[check.mode],
     )
 
 
@@ -64,7 +68,9 @@ def report_text(report: AdminReport, bank_title: str, check: Verdict | None = No
     lines = [
         HEAD.format(bank=esc(bank_title)),
         SUMMARY.format(
-            learners=report.learners, attempts=report.first_attempts, flagged=report.flagged
+            learners=plural(report.learners, "learner"),
+            attempts=plural(report.first_attempts, "first attempt"),
+            flagged=plural(report.flagged, "question"),
         ),
     ]
     if check is not None:

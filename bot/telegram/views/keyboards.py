@@ -50,11 +50,17 @@ def question_keyboard(
 
 def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> InlineKeyboardMarkup:
     """After the pick, with confidence on: how sure is the learner of `chosen` (letters)?"""
-    sure, unsure = texts.SURE_BUTTON, texts.UNSURE_BUTTON
-    return InlineKeyboardMarkup.from_row(
+    sure, unsure = (
+        texts.SURE_BUTTON.format(chosen=chosen),
+        texts.UNSURE_BUTTON.format(chosen=chosen),
+    )
+    return InlineKeyboardMarkup(
         [
-            _button(sure.format(chosen=chosen), callbacks.CONFIDENCE(delivery_id, token, "s")),
-            _button(unsure.format(chosen=chosen), callbacks.CONFIDENCE(delivery_id, token, "u")),
+            [
+                _button(sure, callbacks.CONFIDENCE(delivery_id, token, "s")),
+                _button(unsure, callbacks.CONFIDENCE(delivery_id, token, "u")),
+            ],
+            [_button(texts.CHANGE_BUTTON, callbacks.CHANGE(delivery_id, token))],
         ]
     )
 

@@ -14,7 +14,14 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.bank.models import LETTERS
 from bot.mock.models import Exam
 from bot.telegram.views import mock_texts
-from bot.telegram.views.callbacks import MOCK_MOVE, MOCK_OFFER, MOCK_REVIEW, MOCK_REVIEW_SHOWN
+from bot.telegram.views.callbacks import (
+    BACK_TO_EXAM,
+    BESIDE_MOCK,
+    MOCK_MOVE,
+    MOCK_OFFER,
+    MOCK_REVIEW,
+    MOCK_REVIEW_SHOWN,
+)
 
 LETTER_ROW = 4
 GRID_ROW = 5
@@ -37,7 +44,7 @@ def grid_page_of(position: int) -> int:
 
 def _grid_label(exam: Exam, q: int) -> str:
     item = exam.items[q]
-    mark = "🚩" if item.flagged else ("✓" if item.answered else "")
+    mark = ("✓" if item.answered else "") + ("🚩" if item.flagged else "")
     label = f"{q + 1}{mark}"
     return f"·{label}·" if q == exam.current else label
 
@@ -96,6 +103,17 @@ def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     finish, back = _move(exam, "y"), _move(exam, "b")
     return InlineKeyboardMarkup.from_row(
         [_button("🏁 Finish now", finish), _button("◀ Back to the exam", back)]
+    )
+
+
+def beside_keyboard(practice: str) -> InlineKeyboardMarkup:
+    """While an exam runs, /quiz or /mistakes (`practice`): back to the exam, or practice
+    without its questions."""
+    return InlineKeyboardMarkup(
+        [
+            [_button(mock_texts.BACK_TO_EXAM_BUTTON, BESIDE_MOCK(BACK_TO_EXAM))],
+            [_button(mock_texts.OUTSIDE_EXAM_BUTTON, BESIDE_MOCK(practice))],
+        ]
     )
 
 

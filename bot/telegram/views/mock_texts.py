@@ -23,6 +23,13 @@ MOCK_TOO_SMALL = (
     "exam. You can sit a {offer}-question exam in {minutes} min instead."
 )
 MOCK_EMPTY_BANK = "This bank has no questions for a mock exam."
+MOCK_BESIDE = (
+    "📝 Your mock exam is running ({left} left), and its clock keeps going. Practice shows"
+    " answers, so beside the exam it leaves the exam's questions out."
+)
+BACK_TO_EXAM_BUTTON = "↩️ Back to the exam"
+OUTSIDE_EXAM_BUTTON = "▶️ Practise outside the exam"
+CB_OUTSIDE_EXAM = "Questions outside your mock exam."
 MOCK_ALREADY_RUNNING = "You have a mock exam running: here it is. /mock stop abandons it."
 MOCK_RESULT_HEAD = "{mark} <b>Mock exam: {percent:.0f}%</b> · {verdict} (pass mark {passing:g}%)"
 MOCK_RESULT_LINE = "{correct}/{total} right · time used {used} of {allowed}{expired}"
@@ -52,14 +59,12 @@ READY_SCORE = (
 )
 READY_NOW = "If you sat the exam now:"
 READY_AT_EXAM = (
-    "📅 On your exam date, {date} (in {days} days), without more practice: <b>{score:.0f}%</b>"
+    "📅 On your exam date, {date} ({when}), without more practice: <b>{score:.0f}%</b>"
     " (likely {low:.0f}–{high:.0f}%), chance of passing <b>{probability}</b>"
 )
 READY_EXAM_DATE = "📅 Your exam date: {date} ({when})."
-READY_MISSING = (
-    "Not enough evidence for a prediction yet ({answers} answers so far). Missing:\n{what}"
-)
-READY_MISSING_ANSWERS = "• {n} more answers"
+READY_MISSING = "Not enough evidence for a prediction yet ({answers} so far). Missing:\n{what}"
+READY_MISSING_ANSWERS = "• {answers}"
 READY_MISSING_TOPICS = "• a few answers in: {topics}"
 READY_TOPIC = "• {name} ({weight:g}%): {score} · met {met:.0%}"
 READY_NOTE = "<i>An estimate from your answers and mock exams; /help explains how.</i>"

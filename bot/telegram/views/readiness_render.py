@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from bot.domain.models import Stats
 from bot.mock.models import ExamStatus, MockSummary
+from bot.plural import plural
 from bot.practice.readiness_service import ReadinessReport
 from bot.telegram.views import mock_texts, render
 from bot.telegram.views.render import esc
@@ -40,11 +41,16 @@ def readiness_text(report: ReadinessReport) -> str:
     else:
         what = []
         if r.answers_missing:
-            what.append(mock_texts.READY_MISSING_ANSWERS.format(n=r.answers_missing))
+            missing = plural(r.answers_missing, "more answer")
+            what.append(mock_texts.READY_MISSING_ANSWERS.format(answers=missing))
         if report.topics_missing:
             names = ", ".join(esc(n) for n in report.topics_missing)
             what.append(mock_texts.READY_MISSING_TOPICS.format(topics=names))
-        lines.append(mock_texts.READY_MISSING.format(answers=r.answers, what="\n".join(what)))
+        lines.append(
+            mock_texts.READY_MISSING.format(
+                answers=plural(r.answers, "answer"), what="\n".join(what)
+            )
+        )
     if (exam := exam_line(report)) is not None:
         lines.append(exam)
     lines += ["", "<b>By topic</b> (predicted · share met)"]
@@ -69,13 +75,13 @@ def exam_line(report: ReadinessReport) -> str | None:
     if f is not None and f.enough_data and f.score is not None:
         return mock_texts.READY_AT_EXAM.format(
             date=shown,
-            days=days,
+            when=render.days_text(days),
             score=f.score,
             low=f.low or 0.0,
             high=f.high or 0.0,
             probability=probability(f.pass_probability or 0.0),
         )
-    when = "today" if days == 0 else "passed" if days < 0 else f"in {days} days"
+    when = "passed" if days < 0 else render.days_text(days)
     return mock_texts.READY_EXAM_DATE.format(date=shown, when=when)
 
 
@@ -83,9 +89,9 @@ def mock_line(m: MockSummary, zone: ZoneInfo) -> str:
     """One past exam: its date, then score and pass/fail (or how it ended)."""
     date = dt.datetime.fromtimestamp(m.started_at, zone).strftime("%d %b %Y")
     if m.status is ExamStatus.RUNNING:
-        what = f"running ({m.size} questions)"
+        what = f"running ({plural(m.size, 'question')})"
     elif m.status is ExamStatus.ABANDONED:
-        what = f"abandoned ({m.size} questions)"
+        what = f"abandoned ({plural(m.size, 'question')})"
     else:
         verdict = "passed ✅" if m.passed else "not passed ❌"
         late = ", time ran out" if m.status is ExamStatus.EXPIRED else ""

@@ -11,6 +11,7 @@ from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.domain import zones
 from bot.domain.models import AnswerOutcome, Stats
+from bot.plural import plural
 from bot.practice.learning_service import ActiveMisconception, ExamInfo
 from bot.telegram.views import texts
 
@@ -186,10 +187,12 @@ def when(instant: float, tz_name: str) -> str:
 
 
 def days_text(days: int) -> str:
-    """'today', 'tomorrow', 'in 12 days'."""
-    if days <= 0:
+    """'today', 'tomorrow', 'in 12 days' ('already passed' for a date before today)."""
+    if days < 0:
+        return "already passed"
+    if days == 0:
         return "today"
-    return "tomorrow" if days == 1 else f"in {days} days"
+    return "tomorrow" if days == 1 else f"in {plural(days, 'day')}"
 
 
 def example_date(info: ExamInfo) -> str:

@@ -87,7 +87,7 @@ RESET_YES = "Yes, reset this exam"
 RESET_NO = "Cancel"
 RESET_DONE = "✅ Your progress in <b>{bank}</b> is reset. Send /quiz to start afresh."
 RESET_CANCELLED = "Nothing was reset."
-CB_RESET_DONE = "Reset: {count} answers forgotten."
+CB_RESET_DONE = "Reset: {answers} forgotten."
 CB_RESET_CANCELLED = "Cancelled: nothing was reset."
 
 # Callback answers: at most 200 characters each.
@@ -160,7 +160,7 @@ ADMIN_REPORT = (
 ADMIN_CAPACITY = "\n\n⚠️ <b>Push capacity</b>\n{warning}"
 
 # Groups and channels
-GROUP_FOOTER = "⏳ Open for {window} · 👥 {count} answer{s} so far · your verdict comes privately"
+GROUP_FOOTER = "⏳ Open for {window} · 👥 {answers} so far · your verdict comes privately"
 GROUP_ALERT_RIGHT = "✅ Correct ({chosen})."
 GROUP_ALERT_WRONG = "❌ Not quite: you chose {chosen}, the answer is {answer}."
 GROUP_ALERT_AGAIN = "Already answered. "
@@ -191,8 +191,23 @@ WINDOW_SET = "Questions now stay open for <b>{minutes} min</b>."
 WINDOW_CLAMPED = " ({asked} min is outside 1 min to 1440 min, so I used the nearest limit.)"
 WINDOW_FROM_NEXT = " This applies from the next question; an open one keeps its time."
 WINDOW_USAGE = "Use /window &lt;minutes&gt;, for example /window 10."
+WINDOW_CURRENT = (
+    "Questions here stay open for <b>{minutes} min</b>. Admins change it with"
+    " /window &lt;minutes&gt;, for example /window 10."
+)
 POLL_MODE_SET = "Questions are now posted as {mode}."
 POLL_MODE_USAGE = "Use /quizpoll on (Telegram quiz polls) or /quizpoll off (answer buttons)."
+POLL_MODE_NOW = "Questions here are posted as {mode}."
+POLL_FIT = "{fit} of {total} questions of {bank} can be quiz polls."
+POLL_UNFIT = (
+    " The other {rest}: an option longer than 100 characters (or over 12 options), so they go"
+    " out with answer buttons."
+)
+POLL_LONG_STEM = " A question longer than 300 characters comes as a message right above its poll."
+POLL_SEE_ABOVE = "Which option is right? (The question is in the message above.)"
+POLL_SEE_ABOVE_MULTIPLE = (
+    "Which {count} options are right? (The question is in the message above.)"
+)
 GROUP_DAILY_SET = (
     "A daily question is scheduled at <b>{time}</b> ({zone}). The next one comes <b>{next}</b>."
 )
@@ -227,6 +242,8 @@ CB_REVISED = "This question was revised — here it is again."
 CB_HOW_SURE = "You picked {chosen}. How sure are you?"
 SURE_BUTTON = "Sure ({chosen})"
 UNSURE_BUTTON = "Unsure ({chosen})"
+CHANGE_BUTTON = "↩️ Change answer"
+CB_CHANGE = "Pick again: nothing is recorded until you say how sure you are."
 PRACTICE_BUTTON = "Back to practice ▶️"
 EXAM_NO_DATE_BUTTON = "No date"
 NO_MISTAKES = "🎉 No mistakes left to review."
@@ -239,13 +256,17 @@ EXAM_CURRENT = (
     "Change it with <code>/exam YYYY-MM-DD</code>; <code>/exam off</code> clears it."
 )
 EXAM_SET = "✅ Exam date set: <b>{date}</b> — {days}. I pace new questions to cover every topic."
+EXAM_SET_TODAY = (
+    "✅ Exam date set: <b>{date}</b> — today. Good luck! Until then I bring back what you have"
+    " already met, for a last review."
+)
 EXAM_CLEARED = "Exam date cleared. I plan as if the exam were 30 days away."
 EXAM_MALFORMED = (
     "I could not read <b>{value}</b> as a date. Use YYYY-MM-DD, for example "
     "<code>/exam {example}</code>, or <code>/exam off</code>."
 )
 EXAM_PAST = (
-    "<b>{value}</b> is not in the future: pick a later date, for example "
+    "<b>{value}</b> has already passed: pick today or a later date, for example "
     "<code>/exam {example}</code>."
 )
 EXAM_TOO_FAR = (
