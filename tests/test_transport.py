@@ -164,8 +164,13 @@ async def test_a_malformed_json_body_is_an_invalid_server_response(
     )
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("how", ["argument", "environment"])
 async def test_a_proxy_setting_routes_every_request_through_the_proxy(
+    kind: type[BaseRequest],
+    how: str,
     serve: Callable[[Reply], Awaitable[str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[bytes] = []
     with FakeBotApiServer() as api_server:
@@ -184,7 +189,11 @@ async def test_a_proxy_setting_routes_every_request_through_the_proxy(
             up_writer.close()
 
         proxy_url = (await serve(forward)).split("/bot")[0]
-        request = FastRequest(proxy=proxy_url)
+        for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        if how == "environment":
+            monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        request = kind() if how == "environment" else kind(proxy=proxy_url)  # type: ignore[call-arg]
         bot = Bot(TOKEN, base_url=api_server.base_url, request=request)
         async with bot:
             await bot.send_message(5, "via proxy")

@@ -9,7 +9,8 @@ for any HTTP answer, so `BaseRequest` itself raises RetryAfter, BadRequest, Forb
 timeouts raise `TimedOut`, other transport failures `NetworkError`. The same defaults for the
 connect, read, write and pool timeouts and the connection limit. Differences: aiohttp has no
 write timeout of its own, so the write timeout bounds the whole request (connect + pool + write
-+ read); proxies are http(s) natively and socks5 with the optional `aiohttp-socks` package.
++ read); a `proxy=` URL is http natively, socks with the optional `aiohttp-socks` package;
+from the environment, HTTP_PROXY/HTTPS_PROXY and NO_PROXY are honoured, ALL_PROXY is not.
 `QUIZBOT_HTTP=httpx` puts PTB's own `HTTPXRequest` back.
 """
 
@@ -72,8 +73,8 @@ class FastRequest(BaseRequest):
         self._proxy = proxy
         # aiohttp takes an http(s) proxy per request; a socks proxy lives in the connector.
         self._http_proxy = None if proxy is None or proxy.startswith("socks") else proxy
-        # httpx reads HTTPS_PROXY/ALL_PROXY/NO_PROXY; aiohttp does so only with trust_env, and
-        # then on every request: pay for it only where such a variable is set.
+        # httpx reads the proxy variables; aiohttp does so only with trust_env, and then on
+        # every request: pay for it only where such a variable is set.
         self._trust_env = proxy is None and bool(urllib.request.getproxies())
         self._session: aiohttp.ClientSession | None = None
         if proxy is not None and proxy.startswith("socks"):
