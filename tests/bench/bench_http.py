@@ -3,16 +3,17 @@
 Each variant is a process long polling a `FakeBotApiServer` (keep-alive connections, as
 Telegram's) on 127.0.0.1: (a) a bare PTB bot of the same shape on PTB's default transport,
 (b) quizbot on PTB's HTTPXRequest (`QUIZBOT_HTTP=httpx`), (c) quizbot on FastRequest (the
-default), (d) the bare bot on FastRequest, for scale. LEARNERS simulated learners each loop
-/quiz → tap the first option → wait for the verdict edit; the server itself sends the next
+default), (d) the bare bot on FastRequest and (e) a bare aiogram 3 bot (where aiogram is
+installed), for scale. LEARNERS simulated learners each loop /quiz → tap the first option → wait for the verdict edit; the server itself sends the next
 update the moment the bot's call arrives, so nothing polls. One warm-up cycle per learner, then
 CYCLES each are timed, with the bot process's CPU time (user + system, all threads) over the
 same window: on a loaded machine CPU per cycle is the steadier figure. Variants alternate
-a b c d a b c d ...; target: (c) ≥ 1.0× (a).
+a b c d e a b c d e ...; target: (c) ≥ 1.0× (a).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import statistics
@@ -116,6 +117,8 @@ VARIANTS = [
         "(d) bare PTB, FastRequest", ["-m", "tests.bench.bare_ptb_bot"], {"BARE_HTTP": "fast"}
     ),
 ]
+if importlib.util.find_spec("aiogram") is not None:  # no dependency of quizbot: for scale only
+    VARIANTS.append(Variant("(e) bare aiogram 3", ["-m", "tests.bench.bare_aiogram_bot"], {}))
 
 
 def run(variant: Variant, questions: Path, tmp: Path) -> tuple[float, float]:
