@@ -1,10 +1,11 @@
 """The bot over real HTTP: /quiz → tap → verdict cycles against the fake Bot API server.
 
-Each variant is a process long polling a `FakeBotApiServer` (keep-alive connections, as
-Telegram's) on 127.0.0.1: (a) a bare PTB bot of the same shape on PTB's default transport,
-(b) quizbot on PTB's HTTPXRequest (`QUIZBOT_HTTP=httpx`), (c) quizbot on FastRequest (the
-default), (d) the bare bot on FastRequest and (e) a bare aiogram 3 bot (where aiogram is
-installed), for scale. LEARNERS simulated learners each loop /quiz → tap the first option → wait for the verdict edit; the server itself sends the next
+Each variant is a process long polling a `FakeBotApiServer` on 127.0.0.1 (keep-alive
+connections, as Telegram's; BENCH_HTTP_KEEP_ALIVE=0 for one per call): (a) a bare PTB bot of the
+same shape on PTB's default transport, (b) quizbot on PTB's HTTPXRequest (`QUIZBOT_HTTP=httpx`),
+(c) quizbot on FastRequest (the default), (d) the bare bot on FastRequest and (e) a bare
+aiogram 3 bot (where aiogram is installed), for scale. LEARNERS simulated learners each loop
+/quiz → tap the first option → wait for the verdict edit; the server itself sends the next
 update the moment the bot's call arrives, so nothing polls. One warm-up cycle per learner, then
 CYCLES each are timed, with the bot process's CPU time (user + system, all threads) over the
 same window: on a loaded machine CPU per cycle is the steadier figure. Variants alternate
@@ -33,6 +34,8 @@ from tests.ops_support import write_bank
 LEARNERS = int(os.environ.get("BENCH_HTTP_LEARNERS", "64"))
 CYCLES = int(os.environ.get("BENCH_HTTP_CYCLES", "8"))
 ROUNDS = int(os.environ.get("BENCH_HTTP_ROUNDS", "3"))
+# 0: a new connection per call (the fake server's HTTP/1.0 mode), so pools hold nothing.
+KEEP_ALIVE = os.environ.get("BENCH_HTTP_KEEP_ALIVE", "1") != "0"
 FIRST_ID = 50_000
 ROOT = Path(__file__).resolve().parents[2]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -125,7 +128,7 @@ def run(variant: Variant, questions: Path, tmp: Path) -> tuple[float, float]:
     """(cycles per second, bot CPU ms per cycle) of one timed run."""
     api = Learners(warm_up=LEARNERS, timed=LEARNERS * CYCLES)
     db = tmp / f"bot-{time.monotonic_ns()}.sqlite3"
-    with FakeBotApiServer(api, keep_alive=True) as server:
+    with FakeBotApiServer(api, keep_alive=KEEP_ALIVE) as server:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "BOT_"))}
         env = {
             **base,
@@ -161,7 +164,10 @@ def run(variant: Variant, questions: Path, tmp: Path) -> tuple[float, float]:
 
 
 def main() -> None:
-    print(f"   {LEARNERS} learners, {CYCLES} timed cycles each, {ROUNDS} rounds, interleaved")
+    print(
+        f"   {LEARNERS} learners, {CYCLES} timed cycles each, {ROUNDS} rounds, interleaved,"
+        f" keep-alive {'on' if KEEP_ALIVE else 'off'}"
+    )
     bank = sample_bank.bank([sample_bank.question(f"q{i}") for i in range(CYCLES + 20)])
     rates: dict[str, list[float]] = {v.name: [] for v in VARIANTS}
     cpus: dict[str, list[float]] = {v.name: [] for v in VARIANTS}
