@@ -68,6 +68,8 @@ class Settings(BaseSettings):
         default_factory=lambda: [BUNDLED_QUESTIONS], validation_alias="QUIZBOT_QUESTIONS"
     )
     bot_api_url: str = Field(default="https://api.telegram.org", validation_alias="BOT_API_URL")
+    # The Bot API transport: "fast" (aiohttp, bot/telegram/transport.py) or PTB's "httpx".
+    http: Literal["fast", "httpx"] = Field(default="fast", validation_alias="QUIZBOT_HTTP")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", validation_alias="QUIZBOT_LOG_LEVEL"
     )

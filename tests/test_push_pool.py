@@ -28,7 +28,7 @@ async def test_a_reply_goes_out_while_the_push_fills_its_window(tmp_path: Path) 
     bank = sample_bank.bank()
     clock = FakeClock(NOON)
     with FakeBotApiServer(api) as server:
-        # The production path: real HTTPXRequests against a local fake Bot API. 1000/s gives
+        # The production path: real HTTP requests against a local fake Bot API. 1000/s gives
         # the widest push window (32 sends in flight).
         settings = make_settings(tmp_path, push_rate=1000.0, BOT_API_URL=server.url)
         app = build_application(settings, Catalog({bank.id: bank}), clock=clock)

@@ -15,7 +15,7 @@ from telegram import (
 )
 from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, ExtBot
-from telegram.request import BaseRequest, HTTPXRequest
+from telegram.request import BaseRequest
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
@@ -35,6 +35,7 @@ from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
 from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
+from bot.telegram.transport import make_request
 from bot.telegram.webhook_guard import CountingQueue
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ def build_application(
     """The bot, ready for run_polling/run_webhook (or process_update in tests).
 
     The daily push sends through its own bot object and connection pool (`push_request`; by
-    default an HTTPXRequest sized to the push window): it keeps up to 32 sends in flight, and
+    default a request sized to the push window): it keeps up to 32 sends in flight, and
     on the replies' pool those would leave learners' answers waiting for a connection (and
     failing with a pool timeout). Tests that inject `request` and no `push_request` get one
     shared request, as before.
@@ -65,7 +66,7 @@ def build_application(
     if request is not None:
         fetching = InboxRequest(updates_request or request)
     else:
-        fetching = InboxRequest(HTTPXRequest(read_timeout=40))
+        fetching = InboxRequest(make_request(settings.http, read_timeout=40))
     own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
     background: list[asyncio.Task[None]] = []  # start-up work that must not delay the start
 
@@ -78,7 +79,9 @@ def build_application(
             # A connection per send in flight and a few spare: a push send never waits for the
             # pool, so a pool timeout (which PTB reports as TimedOut, i.e. a retry) cannot
             # happen on a healthy network.
-            req = HTTPXRequest(connection_pool_size=push_window(push_rate(settings)) + 4)
+            req = make_request(
+                settings.http, connection_pool_size=push_window(push_rate(settings)) + 4
+            )
         bot: ExtBot[None] = ExtBot(
             settings.require_token(),
             base_url=settings.api_base_url,
@@ -169,9 +172,9 @@ def build_application(
     if request is not None:
         builder = builder.request(request).get_updates_request(fetching)
     else:
-        builder = builder.request(HTTPXRequest(connection_pool_size=32)).get_updates_request(
-            fetching
-        )
+        builder = builder.request(
+            make_request(settings.http, connection_pool_size=32)
+        ).get_updates_request(fetching)
     if not with_updater:
         builder = builder.updater(None)
     app: QuizApp = builder.build()

@@ -18,10 +18,10 @@ from urllib.parse import urlsplit
 
 from telegram import Bot
 from telegram.error import InvalidToken, RetryAfter, TelegramError
-from telegram.request import HTTPXRequest
 
 from bot.config import Settings
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
+from bot.telegram.transport import make_request
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,9 +73,10 @@ async def check_bot_api(settings: Settings) -> str:
     if problem := check_api_url(settings.bot_api_url):
         raise StartupFailed(problem)
     # Its own short-lived request: the Application's connections belong to its own loop.
-    request = HTTPXRequest(connect_timeout=5.0, read_timeout=10.0)
+    request = make_request(settings.http, connect_timeout=5.0, read_timeout=10.0)
     bot = Bot(settings.require_token(), base_url=settings.api_base_url, request=request)
     try:
+        await request.initialize()
         me = await retrying("getMe", bot.get_me, asyncio.sleep)
     except InvalidToken:
         raise StartupFailed(
