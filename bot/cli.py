@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "bot.commands.report",  # after bot.bank.commands: it adds `validate --stats`
     "bot.commands.simulate",
     "bot.commands.stats",
+    "bot.commands.export",
 )
 
 

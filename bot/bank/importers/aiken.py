@@ -64,7 +64,9 @@ def read_aiken(path: Path) -> tuple[list[Read], list[ImportIssue]]:
             reads.append(current)
             current = None
         elif option:
-            expected = LETTERS[len(current.choices)] if len(current.choices) < len(LETTERS) else "?"
+            expected = (
+                LETTERS[len(current.choices)] if len(current.choices) < len(LETTERS) else "?"
+            )
             if option.group(1) != expected:
                 issues.append(
                     ImportIssue(

@@ -165,11 +165,15 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
     key = _key(strip(text("answer")), options)
     if isinstance(key, str):
         return f"answer: {key}"
-    rationales = [line for n in mapping.roles.get("rationales", []) for line in _lines(note.fields[n])]
+    rationales = [
+        line for n in mapping.roles.get("rationales", []) for line in _lines(note.fields[n])
+    ]
     if rationales and len(rationales) != len(options):
         return f"rationales: {len(rationales)} line(s) for {len(options)} options"
     rationales += [""] * (len(options) - len(rationales))
-    choices = [Choice(o, i in key, r) for i, (o, r) in enumerate(zip(options, rationales, strict=True))]
+    choices = [
+        Choice(o, i in key, r) for i, (o, r) in enumerate(zip(options, rationales, strict=True))
+    ]
     topic = text("topic") if "topic" in mapping.roles else note.deck.split("::")[-1]
     return Read(
         path,

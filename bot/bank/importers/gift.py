@@ -218,7 +218,10 @@ def read_gift(
             continue
         head = block.lines[0].strip()
         if head.upper().startswith("$CATEGORY:"):
-            topic = (category_name(head.split(":", 1)[1]), (_marks(block.comments)["topic"] or [""])[-1])
+            topic = (
+                category_name(head.split(":", 1)[1]),
+                (_marks(block.comments)["topic"] or [""])[-1],
+            )
             block = _Block(block.numbers[1:], block.lines[1:], block.comments)
             if not block.lines:
                 continue

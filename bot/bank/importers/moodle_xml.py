@@ -120,7 +120,10 @@ def read_moodle(
         kind = node.attrs.get("type", "")
         if kind == "category":
             # A path, not HTML: "A &amp; B" in it is what the name says.
-            topic = (category_name(_plain(node.find("category"), "text")), _plain(node, "idnumber"))
+            topic = (
+                category_name(_plain(node.find("category"), "text")),
+                _plain(node, "idnumber"),
+            )
         elif kind == "multichoice":
             reads.append(_question(path, node, topic))
         else:

@@ -50,7 +50,7 @@ def parse(data: bytes) -> Element:
     stack: list[Element] = []
     roots: list[Element] = []
 
-    def refuse(what: str) -> None:
+    def refuse(what: str) -> int:
         raise XmlRefused(f"{what} refused: an import file needs none", parser.CurrentLineNumber)
 
     def start(tag: str, attrs: dict[str, str]) -> None:
@@ -75,7 +75,8 @@ def parse(data: bytes) -> Element:
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
-        raise XmlRefused(f"not well-formed XML: {expat.errors.messages[exc.code]}", exc.lineno)
+        message = f"not well-formed XML: {expat.errors.messages[exc.code]}"
+        raise XmlRefused(message, exc.lineno) from None
     if not roots:
         raise XmlRefused("no XML element in the file", 1)
     return roots[0]

@@ -205,9 +205,7 @@ def plan_drafts(
             continue
         if checked.id in taken:
             first = taken[checked.id]
-            report.issues.append(
-                draft.issue(("id",), f"same id {checked.id!r} as {first.where}")
-            )
+            report.issues.append(draft.issue(("id",), f"same id {checked.id!r} as {first.where}"))
             continue
         taken[checked.id] = draft
         ready.append((draft, checked))
