@@ -99,25 +99,24 @@ def run_import_format(args: argparse.Namespace) -> int:
     reads, issues, skipped = _read(fmt, args)
     for line in skipped:
         print(f"skipped: {line}", file=sys.stderr)
-    if issues:
-        return _refuse(issues)
     defaults = Defaults(args.topic or "", args.difficulty, args.fill_missing)
     filled = Filled()
     drafts = [draft_of(read, defaults, filled) for read in reads]
     report, plan = plan_drafts(
         drafts, args.bank, out, force=args.force, topic_map=dict(args.topic_map or [])
     )
-    if report.issues:
+    if issues or report.issues:
+        every = sorted([*issues, *report.issues], key=lambda i: (str(i.file), i.line or 0))
         missing = any(
             i.message == "Field required"
             and (i.column or "").endswith(("rationale", "explanation"))
-            for i in report.issues
+            for i in every
         )
-        hint = [
+        hint = (
             f"{NAMES[fmt]} left rationales or explanations empty: write them in the file, "
             "or stand in for them with --fill-missing TEXT"
-        ]
-        return _refuse(report.issues + (hint if missing else []))
+        )
+        return _refuse([*every, *([hint] if missing else [])])
     problems, warnings = check_plan(out, plan)
     if problems or (args.strict and warnings):
         return _refuse([*problems, *warnings])

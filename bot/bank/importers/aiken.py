@@ -25,14 +25,16 @@ _ANSWER = re.compile(r"^\s*ANSWER\s*:\s*(.*?)\s*$", re.I)
 
 
 def _finish(path: Path, read: Read, answer: str, line: int) -> None:
+    # The key is what ANSWER: says: problems with the options' count of right ones are its.
+    read.lines["options"] = line
     letters = [t for t in re.split(r"[\s,;]+", answer.upper()) if t]
     if not letters:
-        read.issues.append(ImportIssue(path, line, "correct", "ANSWER: names no letter"))
+        read.issues.append(ImportIssue(path, line, "options", "ANSWER: names no letter"))
     for letter in letters:
         index = LETTERS.find(letter) if len(letter) == 1 else -1
         if not 0 <= index < len(read.choices):
             read.issues.append(
-                ImportIssue(path, line, "correct", f"ANSWER {letter!r} is not one of the options")
+                ImportIssue(path, line, "options", f"ANSWER {letter!r} is not one of the options")
             )
         else:
             read.choices[index].correct = True

@@ -157,7 +157,8 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
             weight = float(found.group(1))
             part = part.lstrip()[found.end() :]
         index = len(read.choices)
-        if has_equals and body[start] == "~" and weight > 0:
+        partial = has_equals and body[start] == "~" and weight > 0
+        if partial:
             read.issues.append(
                 ImportIssue(
                     file,
@@ -169,7 +170,9 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
             )
         hash_at = _find(part, "#")
         text, rationale = (part, "") if hash_at < 0 else (part[:hash_at], part[hash_at + 1 :])
-        read.choices.append(Choice(_text(text), weight > 0, _text(rationale), line))
+        # A partial-credit option is reported once, not again as a second right option.
+        right = weight > 0 and not partial
+        read.choices.append(Choice(_text(text), right, _text(rationale), line))
     read.multiple = not has_equals
 
 

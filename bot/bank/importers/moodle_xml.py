@@ -82,7 +82,8 @@ def _question(file: Path, node: Element, topic: tuple[str, str]) -> Read:
                 ImportIssue(file, answer.line, f"options.{index}.correct", "fraction not a number")
             )
             fraction = 0.0
-        if single is not False and 0 < fraction < 100:
+        partial = single is not False and 0 < fraction < 100
+        if partial:
             read.issues.append(
                 ImportIssue(
                     file,
@@ -93,7 +94,12 @@ def _question(file: Path, node: Element, topic: tuple[str, str]) -> Read:
                 )
             )
         read.choices.append(
-            Choice(_text(answer), fraction > 0, _text(answer.find("feedback")), answer.line)
+            Choice(
+                _text(answer),
+                fraction > 0 and not partial,  # reported once, not again as a second key
+                _text(answer.find("feedback")),
+                answer.line,
+            )
         )
     tags = node.find("tags")
     read.tags = [_text(tag).strip() for tag in tags.findall("tag")] if tags is not None else []
