@@ -31,7 +31,9 @@ MOODLE = """<?xml version="1.0" encoding="UTF-8"?>
     </answer>
     <answer fraction="0" format="html">
       <text>To make the index smaller on disk overall</text>
-      <feedback format="html"><text>Overlap repeats text &amp; so the index grows.</text></feedback>
+      <feedback format="html">
+        <text>Overlap repeats text &amp; so the index grows.</text>
+      </feedback>
     </answer>
     <answer fraction="0" format="html">
       <text>To let the embedding model skip tokenisation</text>
@@ -44,7 +46,9 @@ MOODLE = """<?xml version="1.0" encoding="UTF-8"?>
   </question>
   <question type="multichoice">
     <name><text>Judges, two picks</text></name>
-    <questiontext format="plain_text"><text>Which two habits make an LLM judge fairer?</text></questiontext>
+    <questiontext format="plain_text">
+      <text>Which two habits make an LLM judge fairer?</text>
+    </questiontext>
     <generalfeedback format="html"><text>Swap positions and hide names.</text></generalfeedback>
     <single>false</single>
     <answer fraction="50"><text>Ask twice with the answers swapped</text>
@@ -63,7 +67,8 @@ $CATEGORY: $course$/top/Retrieval augmented generation
 
 // [id:rag-rerank-stage] [tag:reranking]
 ::Rerank:: Where does a cross-encoder reranker sit in a RAG pipeline? {
-	=After retrieval, rescoring the top candidates # It reads query and passage together\: too slow for the whole index.
+	=After retrieval, rescoring the top candidates
+		# It reads query and passage together\: too slow for the whole index.
 	~Before retrieval, rewriting the query # That is query rewriting, another step.
 	~Inside the vector index, replacing it # A reranker needs candidates to rescore.
 	####Retrieve many cheaply, then rerank the few with the costlier model.

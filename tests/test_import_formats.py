@@ -69,7 +69,7 @@ def test_moodle_xml_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_gift_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "fx"
-    code, printed, err = run(capsys, "gift", write(tmp_path / "q.gift", fx.GIFT), out)
+    code, _, err = run(capsys, "gift", write(tmp_path / "q.gift", fx.GIFT), out)
     assert code == 0, err
     bank = load_bank(out)
     assert [(t.id, t.name) for t in bank.meta.topics] == [
@@ -147,7 +147,7 @@ def test_anki_notes_mapped_by_field(
         "--map", "Extra=explanation",
         "--map", "Why=rationales",
     ]  # fmt: skip
-    code, printed, err = run(capsys, "anki", deck, tmp_path / "fx", *maps)
+    code, _, err = run(capsys, "anki", deck, tmp_path / "fx", *maps)
     assert code == 0, err
     bank = load_bank(tmp_path / "fx")
     assert [(t.id, t.name) for t in bank.meta.topics] == [("fine-tuning", "Fine tuning")]

@@ -23,7 +23,7 @@ from bot.bank.importers.common import ImportIssue
 from bot.bank.importers.html_text import to_text
 from bot.bank.importers.mcq import Choice, Read
 from bot.bank.importers.safe_xml import Element, XmlRefused, parse
-from bot.bank.importers.source import SourceError, read_bytes
+from bot.bank.importers.source import SourceError, decode, read_bytes
 
 _PATH_SEPARATOR = re.compile(r"(?<!/)/(?!/)")  # Moodle writes a "/" inside a name as "//"
 
@@ -111,7 +111,9 @@ def read_moodle(
 ) -> tuple[list[Read], list[ImportIssue], list[ImportIssue]]:
     """(questions, problems, skipped questions of other types) of a Moodle XML file."""
     try:
-        root = parse(read_bytes(path))
+        data = read_bytes(path)
+        decode(data)  # Moodle writes UTF-8; a bad byte is named by its line before parsing
+        root = parse(data)
     except SourceError as exc:
         return [], [ImportIssue(path, exc.line, None, str(exc))], []
     except XmlRefused as exc:
