@@ -173,14 +173,12 @@ def register_sources(sources: Any, common: Any) -> None:
         cmd.add_argument(
             "--strict", action="store_true", help="item-writing warnings refuse the import too"
         )
-        if fmt == "anki":
-            cmd.add_argument(
-                "--map",
-                action="append",
-                type=_role_pair,
-                metavar="FIELD=ROLE",
-                help="the note field holding ROLE (repeatable): " + ", ".join(anki.ROLES),
-            )
-        else:
-            cmd.set_defaults(map=None)
+        # On every format's command: `--format anki` may force a package read as one.
+        cmd.add_argument(
+            "--map",
+            action="append",
+            type=_role_pair,
+            metavar="FIELD=ROLE",
+            help="Anki: the note field holding ROLE (repeatable): " + ", ".join(anki.ROLES),
+        )
         cmd.set_defaults(func=run_import_format)
