@@ -23,11 +23,13 @@ BILLION_LAUGHS = """<?xml version="1.0"?>
   <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
   <!ENTITY lol9 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
 ]>
-<quiz><question type="multichoice"><questiontext><text>&lol9;</text></questiontext></question></quiz>
+<quiz><question type="multichoice">
+<questiontext><text>&lol9;</text></questiontext></question></quiz>
 """
 EXTERNAL_ENTITY = """<?xml version="1.0"?>
 <!DOCTYPE quiz [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
-<quiz><question type="multichoice"><questiontext><text>&secret;</text></questiontext></question></quiz>
+<quiz><question type="multichoice">
+<questiontext><text>&secret;</text></questiontext></question></quiz>
 """
 
 
@@ -134,10 +136,8 @@ def test_the_package_is_read_from_a_copy(
 ) -> None:
     deck = fx.apkg(tmp_path / "deck.apkg")
     before = deck.read_bytes()
-    code = main(
-        ["import", "anki", str(deck), "--bank", "fx", "--out", str(tmp_path / "fx"), *MAPS]
-        + ["--fill-missing", "To be written."]
-    )
+    args = ["import", "anki", str(deck), "--bank", "fx", "--out", str(tmp_path / "fx")]
+    code = main([*args, *MAPS, "--fill-missing", "To be written."])
     assert code == 0, capsys.readouterr().err
     assert deck.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deck.apkg", "fx"]
