@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.bank.importers.common import ImportIssue
+from bot.bank.importers.common import ImportIssue, strip
 from bot.bank.importers.html_text import to_text
 from bot.bank.importers.mcq import Choice, Read
 from bot.bank.importers.moodle_xml import category_name
@@ -28,7 +28,7 @@ from bot.bank.importers.source import SourceError, read_text
 
 SPECIAL = "~=#{}:"
 _COMMENT_MARK = re.compile(r"\[(id|tag|topic):([^\]]*)\]")
-_FORMAT = re.compile(r"^\s*\[(html|moodle|plain|markdown)\]", re.I)
+FORMAT_PREFIX = re.compile(r"^\s*\[(html|moodle|plain|markdown)\]", re.I)
 _WEIGHT = re.compile(r"^%(-?\d+(?:\.\d+)?)%")
 
 
@@ -75,11 +75,11 @@ def _find_str(text: str, needle: str, start: int = 0) -> int:
 
 
 def _text(fragment: str) -> str:
-    found = _FORMAT.match(fragment)
+    found = FORMAT_PREFIX.match(fragment)
     if found is None:
-        return unescape(fragment).strip()
+        return strip(unescape(fragment))
     body = unescape(fragment[found.end() :])
-    return (to_text(body) if found.group(1).lower() == "html" else body).strip()
+    return strip(to_text(body) if found.group(1).lower() == "html" else body)
 
 
 @dataclass
@@ -97,7 +97,8 @@ class _Block:
 def _blocks(text: str) -> list[_Block]:
     blocks: list[_Block] = []
     current = _Block([], [], [])
-    for number, line in enumerate(text.splitlines(), 1):
+    # Only \n ends a line: splitlines() would also break at U+2028 or U+0085 inside a text.
+    for number, line in enumerate((t.removesuffix("\r") for t in text.split("\n")), 1):
         if not line.strip():
             if current.lines or current.comments:
                 blocks.append(current)
@@ -143,9 +144,10 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
         i = _find(body, "=~", i + 1)
     if not starts or body[: starts[0]].strip():
         raise _Unsupported("no options: each starts with = (right) or ~ (wrong)")
-    if _find_str(body, "->") >= 0:
-        raise _Unsupported("a matching question")
     if all(body[s] == "=" for s in starts):
+        # Only = answers: a matching question when they pair items with ->, else short answer.
+        if _find_str(body, "->") >= 0:
+            raise _Unsupported("a matching question")
         raise _Unsupported("a short-answer question (only = answers, no ~)")
     has_equals = any(body[s] == "=" for s in starts)
     for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
