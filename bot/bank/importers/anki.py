@@ -37,7 +37,8 @@ ROLES = ("stem", "options", "answer", "explanation", "rationales", "topic")
 REQUIRED_ROLES = ("stem", "options", "answer")
 # Newest first: an export for older versions keeps a stub collection.anki2 beside the real one.
 COLLECTIONS = ("collection.anki21", "collection.anki2")
-# SQLite virtual-machine steps allowed per query: a crafted database cannot make one run long.
+# SQLite virtual-machine steps allowed for reading a collection: a crafted database (a view
+# with a runaway recursive query, say) cannot keep the import busy.
 MAX_QUERY_STEPS = 50_000_000
 _LABEL = re.compile(r"^\s*([A-La-l])[.)]\s+")
 
