@@ -12,10 +12,10 @@ from collections.abc import Sequence
 # where `func(args) -> int` returns the exit code. Order here is the order shown by --help.
 COMMAND_MODULES = (
     "bot.commands.run",
-    "bot.bank.commands",
+    "bot.commands.bank",
     "bot.commands.play",
     "bot.commands.admin",
-    "bot.commands.report",  # after bot.bank.commands: it adds `validate --stats`
+    "bot.commands.report",  # after bot.commands.bank: it adds `validate --stats`
     "bot.commands.simulate",
     "bot.commands.stats",
     "bot.commands.export",

@@ -6,7 +6,6 @@ leaves its traces (start, heartbeat, last update) in the `bot_status` table for 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -15,6 +14,9 @@ from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.config import Settings
 from bot.storage import bot_status
+from bot.storage.factory import sqlite_path
+from bot.storage.port import Connection, StorageError
+from bot.storage.sqlite.database import read_only
 
 # The bot writes a heartbeat every HEARTBEAT_INTERVAL_S; a few missed ones mean it is stuck.
 HEARTBEAT_INTERVAL_S = 30.0
@@ -35,9 +37,8 @@ def _float(value: str | None) -> float | None:
         return None
 
 
-def database_report(conn: sqlite3.Connection, now: float) -> dict[str, Any]:
+def database_report(conn: Connection, now: float) -> dict[str, Any]:
     """What the database says about the bot: schema, status keys, push backlog."""
-    conn.execute("SELECT 1").fetchone()
     migrations = bot_status.schema_version(conn)
     status = bot_status.read_status(conn)
     started = _float(status.get("started_at"))
@@ -64,19 +65,16 @@ def database_report(conn: sqlite3.Connection, now: float) -> dict[str, Any]:
 
 
 def _database(settings: Settings, now: float) -> dict[str, Any]:
-    if not settings.db.is_file():
+    path = sqlite_path(settings.db)
+    if not path.is_file():
         # Connecting would create an empty file: a wrong QUIZBOT_DB must show up as an error.
-        return {"ok": False, "path": str(settings.db), "error": "no database file"}
+        return {"ok": False, "path": str(path), "error": "no database file"}
     try:
-        conn = sqlite3.connect(settings.db, isolation_level=None, timeout=5)
-        try:
-            conn.execute("PRAGMA query_only=1")
+        with read_only(path) as conn:
             report = database_report(conn, now)
-        finally:
-            conn.close()
-    except sqlite3.Error as err:
-        return {"ok": False, "path": str(settings.db), "error": str(err)}
-    return {"path": str(settings.db), **report}
+    except StorageError as err:
+        return {"ok": False, "path": str(path), "error": str(err)}
+    return {"path": str(path), **report}
 
 
 def _banks(settings: Settings) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from bot.bank.models import Bank, BankMeta, Question
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.migrations import apply_migrations
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bot.storage import push_log
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
 
 REPO = Path(__file__).resolve().parent.parent

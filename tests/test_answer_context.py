@@ -11,8 +11,8 @@ import pytest
 from bot.domain.models import Learner
 from bot.learning.memory import Answer
 from bot.storage import answer_sql, learning_sql, practice_sql
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 
 NOW = 1_780_000_000.0
 

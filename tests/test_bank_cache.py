@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.bank import cache as bank_cache
-from bot.bank import fastyaml
+from bot.bank import yaml_load
 from bot.bank.cache import cache_path
 from bot.bank.loader import LoadResult, _load_banks, load_banks
 from bot.config import BUNDLED_QUESTIONS
@@ -28,13 +28,13 @@ class Parses:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        real = fastyaml.load
+        real = yaml_load.load
 
         def counting(source: bytes | str) -> object:
             self.count += 1
             return real(source)
 
-        monkeypatch.setattr(fastyaml, "load", counting)
+        monkeypatch.setattr(yaml_load, "load", counting)
 
 
 @pytest.fixture

@@ -15,7 +15,9 @@ from tests.test_bank_loader import make_bank, question
 def test_validate_prints_a_summary_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    make_bank(tmp_path, {"a.yaml": question("q-a"), "b.yaml": question("q-b", topic="evaluation")})
+    # Two stems that differ: the same stem twice is a near-duplicate-stem warning.
+    other = question("q-b", topic="evaluation").replace("Which option is right?", "Which fits?")
+    make_bank(tmp_path, {"a.yaml": question("q-a"), "b.yaml": other})
     assert main(["validate", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert err == ""

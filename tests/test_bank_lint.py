@@ -51,7 +51,13 @@ def rules(tmp_path: Path, files: dict[str, str], bank_yaml: str = ONE_TOPIC) -> 
     result = load_banks([bank])
     assert result.problems == []
     warnings = lint_bank(result.banks["demo"], result.folders["demo"], result.files["demo"])
-    return [f"{w.message.split(']')[0]}] {w.file.name}:{w.line} {w.field}" for w in warnings]
+    # The fixture questions share one stem and one-word rationales on purpose: the rules that
+    # see those are tested in tests/test_bank_cues.py.
+    return [
+        f"{w.message.split(']')[0]}] {w.file.name}:{w.line} {w.field}"
+        for w in warnings
+        if not w.message.startswith(("[near-duplicate-stem]", "[formulaic-rationale]"))
+    ]
 
 
 def test_balanced_question_has_no_warning(tmp_path: Path) -> None:

@@ -1,4 +1,6 @@
-"""The bundled bank as an exam editor checks it: no item-writing cues, room for two full mocks."""
+"""The bundled bank as an exam editor checks it: the NCP-GENL blueprint, no item-writing cues,
+room for two full mocks. Five full mocks without a repeat from 350 questions drawn by the ten
+weights is the blueprint's property, tested on a generated bank in tests/test_mock_full_exam.py."""
 
 from __future__ import annotations
 
@@ -7,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.bank import cues
 from bot.bank.loader import load_bank
 from bot.bank.models import Kind
 from bot.mock.blueprint import Draw, draw
+from tests.sample_bank import NCP_GENL_WEIGHTS
 
 BANK = Path(__file__).resolve().parent.parent / "questions" / "genai-llm"
 
@@ -53,3 +57,28 @@ def test_size_mix_and_two_full_mock_exams_without_a_repeat() -> None:
     second = draw(bank, size, set(first.question_ids), random.Random(2))
     assert isinstance(second, Draw) and len(second.question_ids) == size
     assert not set(first.question_ids) & set(second.question_ids)
+
+
+def test_size_and_each_domain_within_4_points_of_its_ncp_genl_weight() -> None:
+    bank = load_bank(BANK)
+    total = len(bank.questions)
+    assert total >= 350
+    assert {t.id: t.weight for t in bank.meta.topics} == NCP_GENL_WEIGHTS
+    shares = {t: 100 * len(bank.in_topic(t)) / total for t in NCP_GENL_WEIGHTS}
+    assert all(abs(shares[t] - w) <= 4 for t, w in NCP_GENL_WEIGHTS.items()), shares
+
+
+def test_no_near_duplicate_stems() -> None:
+    assert cues.near_duplicate_pairs(load_bank(BANK)) == []
+
+
+def test_cue_ratios_within_their_limits() -> None:
+    bank = load_bank(BANK)
+    key, wrong = cues.justification_shares(bank)
+    assert wrong <= cues.JUSTIFICATION_RATIO * key + cues.JUSTIFICATION_SLACK, (key, wrong)
+    assert key <= cues.JUSTIFICATION_RATIO * wrong + cues.JUSTIFICATION_SLACK, (key, wrong)
+    observed, chance = cues.bundling_shares(bank)
+    assert observed <= cues.BUNDLE_RATIO * chance + cues.BUNDLE_SLACK, (observed, chance)
+    assert cues.stock_ideas(bank) == []
+    assert cues.formula_phrases(bank) == []
+    assert not [c for q in bank.questions.values() for c in cues.mirrored_options(q)]

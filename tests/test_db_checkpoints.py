@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.checkpoints import Checkpointer, WalPolicy
-from bot.storage.db import Database
+from bot.storage.sqlite.checkpoints import Checkpointer, WalPolicy
+from bot.storage.sqlite.database import Database
 
 PAGE = 4096
 

@@ -17,8 +17,8 @@ from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer
 from bot.storage import learning_sql, practice_sql
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
 from tests.sample_bank import NCP_GENL_WEIGHTS
 

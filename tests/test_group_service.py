@@ -14,8 +14,8 @@ from bot.domain.kinds import PollMode, Source
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.groups import MAX_WINDOW_S, MIN_WINDOW_S, GroupService
-from bot.storage.db import Database
 from bot.storage.group_sql import ChatRecord
+from bot.storage.sqlite.database import Database
 from tests import sample_bank
 
 CHAT = -100

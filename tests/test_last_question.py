@@ -6,8 +6,8 @@ from pathlib import Path
 
 from bot.domain.kinds import Source
 from bot.storage import learning_sql, practice_sql
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 
 
 def _deliver(conn: object, user_id: int, bank_id: str, question_id: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank.models import LETTERS, Question
-from bot.storage.db import connect_sync
+from bot.storage.sqlite.database import connect_sync
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank

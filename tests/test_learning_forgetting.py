@@ -23,8 +23,8 @@ from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.probes import seed_fast_forgetting
 from tests.sample_bank import bank
 from tests.test_play_jsonl import demo_catalog, session

@@ -21,9 +21,10 @@ from bot.learning.memory import Answer, Confidence, replay_all
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
-from bot.storage import forgetting_sql, migrations
+from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
-from bot.storage.db import Database, connect_sync
+from bot.storage.sqlite import migrations
+from bot.storage.sqlite.database import Database, connect_sync
 from tests import sample_bank
 from tests.learning_support import learning_bank, tagged
 

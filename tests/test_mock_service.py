@@ -15,7 +15,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.practice.mock_service import MockService
 from bot.storage import mock_sql
-from bot.storage.db import Database
+from bot.storage.sqlite.database import Database
 from tests.mock_bank import three_topics
 
 ANN, BOB = 11, 12

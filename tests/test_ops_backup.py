@@ -13,8 +13,8 @@ import pytest
 
 from bot.cli import main
 from bot.health import check
-from bot.storage.db import connect_sync, run_transaction
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync, run_transaction
+from bot.storage.sqlite.migrations import apply_migrations
 from bot.telegram import status
 from bot.telegram.context import QuizContext
 from tests import factories, sample_bank

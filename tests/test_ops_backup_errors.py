@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations, available
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations, available
 
 ROOT = Path(__file__).resolve().parent.parent
 

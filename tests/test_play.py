@@ -12,8 +12,8 @@ import pytest
 from bot.cli import main
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from bot.telegram.views import texts
 from tests import sample_bank
 from tests.probes import seed_fast_forgetting

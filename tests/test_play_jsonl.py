@@ -25,7 +25,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.sqlite.database import Database
 from tests import sample_bank
 
 START = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)

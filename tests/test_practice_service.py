@@ -15,7 +15,7 @@ from bot.domain.models import AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.sqlite.database import Database
 from tests import sample_bank
 
 ANN = Learner(11, "Ann")

@@ -14,10 +14,10 @@ from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.schedule.pacer import ClaimPacing
 from bot.schedule.push import PushService
-from bot.storage.checkpoints import WalPolicy
-from bot.storage.db import Database, connect_sync
-from bot.storage.migrations import apply_migrations
 from bot.storage.push_log import Claim, Outcome
+from bot.storage.sqlite.checkpoints import WalPolicy
+from bot.storage.sqlite.database import Database, connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.botharness import make_settings
 from tests.push_support import insert_private_subscriptions
 from tests.sample_bank import bank as sample_bank

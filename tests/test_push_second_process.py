@@ -13,7 +13,7 @@ import pytest
 
 from bot.schedule.lease import LEASE_S
 from bot.storage import push_log
-from bot.storage.db import connect_sync
+from bot.storage.sqlite.database import connect_sync
 from tests.fakes import FakeBotApi, FakeBotApiServer, wait_for
 from tests.push_support import FIRST_CHAT, SUBSCRIBERS, seed, served, start_bot, states
 

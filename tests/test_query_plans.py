@@ -28,8 +28,8 @@ from bot.storage import (
     push_log,
     summaries,
 )
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 
 BIG = (
     "answers",

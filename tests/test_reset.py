@@ -7,7 +7,7 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 
-from bot.storage.db import prepare
+from bot.storage.sqlite.database import prepare
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank

@@ -12,7 +12,7 @@ from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule import retention
 from bot.storage import practice_sql
-from bot.storage.db import Database
+from bot.storage.sqlite.database import Database
 
 DAY = 86400.0
 NOW = 1_800_000_000.0

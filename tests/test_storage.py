@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.db import Database, connect_sync, run_batch
-from bot.storage.migrations import available
+from bot.storage.port import StorageError
+from bot.storage.sqlite.database import Database, connect_sync, run_batch
+from bot.storage.sqlite.migrations import available
 
 
 async def test_pragmas_and_migrations_applied_once(tmp_path: Path) -> None:
@@ -82,7 +83,7 @@ def test_a_batch_takes_savepoints_only_to_undo_one_failed_write(tmp_path: Path) 
 
 async def test_a_failed_write_does_not_poison_the_next(tmp_path: Path) -> None:
     async with Database(tmp_path / "s.sqlite3") as db:
-        with pytest.raises(sqlite3.OperationalError):
+        with pytest.raises(StorageError, match="no such table"):
             await db.write(lambda c: c.execute("INSERT INTO nowhere VALUES (1)"))
         assert await db.write(lambda c: c.execute("SELECT 41 + 1").fetchone()[0]) == 42
 
@@ -96,8 +97,10 @@ async def test_a_failed_commit_leaves_no_transaction_open(tmp_path: Path) -> Non
             )
         )
         # The deferred foreign key is only checked at COMMIT, which therefore fails.
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(StorageError, match="FOREIGN KEY") as caught:
             await db.write(lambda c: c.execute("INSERT INTO ch (p) VALUES (99)"))
+        # The driver's error stays the cause, for the log.
+        assert isinstance(caught.value.__cause__, sqlite3.IntegrityError)
         assert await db.write(lambda c: c.execute("INSERT INTO p (id) VALUES (1)").rowcount) == 1
         assert await db.fetchall("SELECT p FROM ch") == []
 
@@ -106,8 +109,8 @@ def test_chat_migration_lists_every_table_keyed_by_chat(tmp_path: Path) -> None:
     """A migration that adds a table with a chat_id column must add it to CHAT_KEYED_TABLES,
     or an upgraded group would leave those rows behind under its old id."""
     from bot.storage.chat_migration import CHAT_KEYED_TABLES, MERGED_WITH_CHAT, MOVED_WITH_CHAT
-    from bot.storage.db import connect_sync
-    from bot.storage.migrations import apply_migrations
+    from bot.storage.sqlite.database import connect_sync
+    from bot.storage.sqlite.migrations import apply_migrations
 
     conn = connect_sync(tmp_path / "m.sqlite3")
     try:

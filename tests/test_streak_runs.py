@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from bot.domain.streaks import streak_of_days
 from bot.storage import summaries
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
 
 BASE = dt.date(2026, 3, 1)

@@ -14,8 +14,8 @@ from bot.domain.groups import week_key, week_start
 from bot.domain.streaks import current_streak, streak_of_days
 from bot.storage import practice_sql, summaries
 from bot.storage.chat_migration import migrate_chat
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
 
 T0 = 1_780_000_000.0  # 2026-05-28

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from bot.storage.checkpoints import Pass, WalKeeper
-from bot.storage.wal_pace import WalPacer
+from bot.storage.sqlite.checkpoints import Pass, WalKeeper
+from bot.storage.sqlite.wal_pace import WalPacer
 
 
 class ScriptedKeeper:

@@ -29,7 +29,7 @@ import pydantic
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict  # pydantic reads TypedDicts only from here before 3.12
 
-from bot.bank import fastyaml, limits, models, parsing
+from bot.bank import limits, models, parsing, yaml_load
 from bot.bank.models import FROM_CACHE, Question
 from bot.bank.parsing import file_sha256
 
@@ -73,17 +73,10 @@ def _lines() -> TypeAdapter[Line]:
     return TypeAdapter(Line)
 
 
-def _line(
-    adapter: TypeAdapter[Line], folder: str, name: str, entry: Entry, question: bytes | None
-) -> bytes:
-    """One line of the file; a question already serialized is put in as it is."""
-    if question is None:
-        line = Line(folder=folder, file=name, entry=entry)
-        return adapter.dump_json(line, exclude_defaults=True) + b"\n"
-    stamp = {k: entry[k] for k in ("size", "mtime_ns", "ctime_ns", "sha256")}
-    head = json.dumps({"folder": folder, "file": name, "entry": stamp}, separators=(",", ":"))
-    # `head` ends with the entry's and the line's closing braces: the question goes before.
-    return head[:-2].encode() + b',"question":' + question + b"}}\n"
+def _line(adapter: TypeAdapter[Line], folder: str, name: str, entry: Entry) -> bytes:
+    """One line of the file."""
+    line = Line(folder=folder, file=name, entry=entry)
+    return adapter.dump_json(line, exclude_defaults=True) + b"\n"
 
 
 def _stamp(stat: os.stat_result) -> tuple[int, ...]:
@@ -100,7 +93,7 @@ def _code_key() -> str | None:
     """Identifies the code that turns a file into a question; None if it cannot be read."""
     digest = hashlib.sha256(f"{CACHE_FORMAT}|{pydantic.VERSION}|{sys.version_info[:2]}".encode())
     try:
-        for module in (models, limits, fastyaml, parsing):
+        for module in (models, limits, yaml_load, parsing):
             digest.update(Path(module.__file__ or "").read_bytes())
     except OSError:
         return None
@@ -117,8 +110,6 @@ class FolderCache:
         # Where the cache file holds the line of each old entry: one taken over unchanged is
         # copied back from there instead of being serialized again.
         self.spans = spans
-        # Questions that arrived as JSON from a parsing helper: put into their line as sent.
-        self.json: dict[str, bytes] = {}
         self.changed = False
         self._prefix = os.path.join(str(folder), "")
         self._now_ns = time.time_ns()
@@ -160,12 +151,10 @@ class FolderCache:
         stat: os.stat_result,
         question: Question,
         sha256: str | None,
-        question_json: bytes | None = None,
     ) -> None:
         """Remember a question just parsed from a file read after `stat` was taken (so a
         change while reading leaves a stamp that no longer matches: parsed again next time);
-        `sha256` is the digest of the bytes parsed, required when the stamp is racy, and
-        `question_json` the question serialized without defaults, if at hand."""
+        `sha256` is the digest of the bytes parsed, required when the stamp is racy."""
         if sha256 is None and self.racy(stat):
             raise ValueError(f"{path}: a file changed this recently needs its digest")
         key = self._key(path)
@@ -177,8 +166,6 @@ class FolderCache:
             question=question,
         )
         self.spans.pop(key, None)
-        if question_json is not None:
-            self.json[key] = question_json
         self.changed = True
 
 
@@ -291,7 +278,7 @@ class BankCache:
                             old.seek(span[0])
                             raw = old.read(span[1])
                         if len(raw) != (span[1] if span else -1) or not raw.endswith(b"\n"):
-                            raw = _line(adapter, key, name, entry, folder.json.get(name))
+                            raw = _line(adapter, key, name, entry)
                         digest.update(raw)
                         out.write(raw)
                 out.write(_TRAILER + json.dumps(digest.hexdigest()).encode() + b"}\n")

@@ -2,7 +2,8 @@
 
 Each rule returns warnings as `Problem`s whose message starts with `[rule-name]`; `quizbot
 validate` prints them and `--strict` counts them as errors. The rules and their thresholds are
-documented for authors in the README ("Question banks").
+documented for authors in the README ("Question banks"); the cues that only show across many
+options live in `bot.bank.cues` and are documented in docs/bank.md.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.bank.cues import find_cues
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.bank.problems import LineFinder, Problem
 
@@ -280,11 +282,19 @@ def _bank_rules(bank: Bank, bank_file: Path) -> Iterator[Problem]:
 def lint_bank(bank: Bank, bank_dir: Path, files: Mapping[str, Path]) -> list[Problem]:
     """Every item-writing warning for one bank, question rules first, then bank-wide ones."""
     warnings: list[Problem] = []
+    items: dict[str, _Item] = {}
     for qid, question in bank.questions.items():
         path = files.get(qid, bank_dir)
         source = path.read_bytes() if path.is_file() else b""
-        item = _Item(question, path, LineFinder(source))
+        item = items[qid] = _Item(question, path, LineFinder(source))
         for rule in QUESTION_RULES:
             warnings.extend(rule(item))
-    warnings.extend(_bank_rules(bank, bank_dir / "bank.yaml"))
+    bank_file = bank_dir / "bank.yaml"
+    warnings.extend(_bank_rules(bank, bank_file))
+    line = LineFinder(bank_file.read_bytes()).line(("id",)) if bank_file.is_file() else None
+    for cue in find_cues(bank):
+        if cue.question_id is None:
+            warnings.append(Problem(bank_file, line, None, None, f"[{cue.rule}] {cue.message}"))
+        else:
+            warnings.append(items[cue.question_id].warn(cue.rule, cue.loc, cue.message))
     return warnings

@@ -11,10 +11,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.bank import workers
 from bot.bank.cache import BankCache, FolderCache
 from bot.bank.models import Bank, BankMeta, Question
-from bot.bank.parsing import read_yaml, validation_problems
+from bot.bank.parsing import parse_questions, read_yaml, validation_problems
 from bot.bank.problems import BankError, LineFinder, Problem
 
 __all__ = ["BankError", "LoadResult", "Problem", "find_bank_dirs", "load_bank", "load_banks"]
@@ -105,11 +104,11 @@ def _questions(
                 todo.append(i)
                 stats.append(stat)
     digests = [] if cache is None else [s is not None and cache.racy(s) for s in stats]
-    results = workers.parse_files([paths[i] for i in todo], digests, keep_json=cache is not None)
+    results = parse_questions([paths[i] for i in todo], digests)
     for n, (i, result) in enumerate(zip(todo, results, strict=True)):
         questions[i] = (result.question, result.problems)
         if cache is not None and result.question is not None and (stat := stats[n]):
-            cache.put(paths[i], stat, result.question, result.sha256, result.json)
+            cache.put(paths[i], stat, result.question, result.sha256)
     return questions
 
 

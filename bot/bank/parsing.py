@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
-from bot.bank import fastyaml
+from bot.bank import yaml_load
 from bot.bank.models import Question
 from bot.bank.problems import (
     LineFinder,
@@ -46,8 +46,6 @@ class FileResult:
     problems: list[Problem]
     # The SHA-256 of the bytes parsed, when the caller asked for it (for the bank cache).
     sha256: str | None = None
-    # The question as JSON (defaults left out), when it came that way from a helper process.
-    json: bytes | None = None
 
 
 @cache
@@ -82,7 +80,7 @@ def read_yaml(path: Path, problems: list[Problem]) -> Parsed | None:
     try:
         # libyaml without line bookkeeping; lines are found only on failure (see LineFinder).
         # Looked up on the module at each call so that tests can count the files parsed.
-        data = fastyaml.load(source)
+        data = yaml_load.load(source)
     except yaml.YAMLError as exc:
         # Decoding is checked only on failure, to keep the common path at libyaml's speed.
         bad = not_utf8(source)

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from bot.bank.fastyaml import DuplicateKey, InvalidScalar
+from bot.bank.yaml_load import DuplicateKey, InvalidScalar
 
 # A model validator reports "dotted.path: message"; several of them joined by newlines.
 _PATH_PREFIX = re.compile(r"^([A-Za-z_][\w]*(?:\.\w+)*): (.*)$", re.DOTALL)

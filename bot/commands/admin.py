@@ -42,7 +42,7 @@ def _positive_seconds(value: str) -> float:
 
 def cmd_backup(args: argparse.Namespace) -> int:
     """Back up QUIZBOT_DB to PATH; print rows per table; exit 1 on any failure."""
-    from bot.storage.backup import BackupError, backup_database
+    from bot.storage.sqlite.backup import BackupError, backup_database
 
     try:
         settings = load_settings()

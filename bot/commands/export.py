@@ -14,6 +14,7 @@ from bot.bank.exporters.moodle import to_moodle
 from bot.bank.importers.writer import write_all
 
 if TYPE_CHECKING:
+    from bot.config import Settings
     from bot.practice.catalog import Catalog
 
 EXPORTERS = {"moodle": to_moodle, "gift": to_gift}
@@ -42,12 +43,13 @@ def run_export_bank(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _results(catalog: Catalog, db_path: Path, chat_id: int, zone: str) -> tuple[bytes, int]:
-    from bot.practice.groups import GroupService
-    from bot.storage.db import Database
+async def _results(
+    settings: Settings, catalog: Catalog, db_path: Path, chat_id: int
+) -> tuple[bytes, int]:
+    from bot.practice.core import open_core
 
-    async with Database(db_path) as db:
-        return await GroupService(db, catalog, default_timezone=zone).results_csv(chat_id)
+    async with open_core(catalog, db_path, settings) as core:
+        return await core.groups.results_csv(chat_id)
 
 
 def run_export_chat(args: argparse.Namespace) -> int:
@@ -61,7 +63,7 @@ def run_export_chat(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if not db_path.is_file():
         return fail(f"no database at {db_path}")
-    data, members = asyncio.run(_results(catalog, db_path, args.chat, settings.default_timezone))
+    data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(data)
     print(f"{args.out}: {members} member(s) of chat {args.chat}")

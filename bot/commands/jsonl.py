@@ -23,7 +23,6 @@ from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 
 Reply = dict[str, Any]
-Mark = tuple[tuple[Any, ...], float | None]  # random state, simulated clock
 DEFAULT_USER = 1
 MAX_USER = 2**63 - 1  # SQLite INTEGER
 OPEN_DELIVERIES = 10_000  # questions asked and not yet answered kept at hand; older are re-read
@@ -129,26 +128,6 @@ class JsonlSession:
             return await run(user, req)
         except BadRequest as err:
             return error(str(err), user)
-
-    def mark(self) -> Mark:
-        """What `rewind` puts back: the random draws' state and the simulated clock."""
-        return self.service.rng.getstate(), self.clock.now() if self.clock else None
-
-    def rewind(self, mark: Mark) -> None:
-        """Back to `mark`, forgetting what was kept since (for a batch served again)."""
-        self.forget()
-        state, now = mark
-        self.service.rng.setstate(state)
-        if self.clock is not None and now is not None:
-            self.clock.t = now
-
-    def forget(self) -> None:
-        """Drop what the session keeps between requests (after a transaction that failed to
-        commit, it may name deliveries and states that were never stored)."""
-        self._users.clear()
-        self._open.clear()
-        if self.service.memory_cache is not None:
-            self.service.memory_cache.clear()
 
     async def _learner(self, user: int) -> Learner:
         """The learner, moved to this run's bank on first use (their topic kept if it is)."""

@@ -6,20 +6,16 @@ import argparse
 import asyncio
 import datetime as dt
 import sys
-import textwrap
 from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.commands.terminal import AGAIN_NOTE, TERMINAL_USER, wrap
 from bot.domain.kinds import Source
-from bot.domain.models import AnswerOutcome, AnswerStatus, Learner
+from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
-from bot.practice.service import PracticeService
-from bot.storage.db import Database, DatabaseUnavailable
-from bot.telegram.views import texts
-
-TERMINAL_USER = Learner(id=0, first_name="terminal")
-WIDTH = 88
+from bot.practice.core import open_core
+from bot.storage.port import DatabaseUnavailable
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,13 +97,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 1
 
 
-def wrap(text: str, first: str = "", rest: str = "") -> str:
-    """Fill text to the terminal width, first line after a label, later ones indented."""
-    return textwrap.fill(
-        " ".join(text.split()), WIDTH, initial_indent=first, subsequent_indent=rest
-    )
-
-
 def show_question(bank: Bank, q: Question, out: TextIO) -> None:
     topic = bank.meta.topic(q.topic)
     print(f"\n[{topic.name if topic else q.topic} · {q.difficulty.value}]", file=out)
@@ -174,8 +163,8 @@ async def play(
     out: TextIO,
 ) -> int:
     """The loop itself, on explicit streams so tests can drive it."""
-    async with Database(db_path) as db:
-        service = PracticeService(db, catalog)
+    async with open_core(catalog, db_path) as core:
+        service = core.practice
         bank = catalog.bank(bank_id)
         if not await service.choose_topic(TERMINAL_USER.id, bank.id, topic):
             print(f"quizbot: bank {bank.id} has no topic {topic!r}", file=sys.stderr)
@@ -189,7 +178,7 @@ async def play(
                 return 0
             q = delivery.question
             if delivery.again:
-                print(f"\n🔁 {texts.AGAIN_NOTE}", file=out)
+                print(f"\n🔁 {AGAIN_NOTE}", file=out)
             show_question(bank, q, out)
             while True:
                 line = stdin.readline()

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.bank.models import LETTERS
-from bot.commands.play import TERMINAL_USER, wrap
+from bot.commands.terminal import TERMINAL_USER, wrap
 from bot.mock.exam import shown_options
 from bot.mock.models import ExamKind
 from bot.mock.scoring import MockResult
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
+from bot.practice.core import open_core
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.practice.mock_service import MockService
-from bot.storage.db import Database
 
 HELP = "letters to answer · n/p next/previous · f flag · g N jump · finish · stop · q leave"
 
@@ -121,8 +121,8 @@ async def play_mock(
     clock: Clock | None = None,
 ) -> int:
     """Resume or start the terminal learner's exam and run it to its end (or until `q`)."""
-    async with Database(db_path) as db:
-        svc = MockService(db, catalog, clock=clock)
+    async with open_core(catalog, db_path, clock=clock) as core:
+        svc = core.mock
         user = TERMINAL_USER.id
         reply = await svc.resume(user)
         if reply.status is MockStatus.NONE:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.config import ConfigError, load_settings
 from bot.storage.item_sql import NoDatabase, read_item_report
+from bot.storage.port import StorageError
 
 RENDERERS: dict[str, Callable[[ItemReport], str]] = {
     "text": render_text,
@@ -95,7 +95,7 @@ def _read(db: Path, bank: Bank, min_n: int) -> ItemReport:
         return read_item_report(db, bank, min_n)
     except NoDatabase as err:
         raise ReportError(str(err)) from None
-    except sqlite3.Error as err:
+    except StorageError as err:
         raise ReportError(f"cannot read {db}: {err}") from None
 
 

@@ -12,7 +12,8 @@ from bot.bank.loader import load_banks
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
 from bot.practice.catalog import Catalog
-from bot.storage.db import DatabaseUnavailable, prepare
+from bot.storage.factory import prepare_database
+from bot.storage.port import DatabaseUnavailable
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,7 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         # Before any network call: a database that cannot be used stops the start at once,
         # with one line, and a supervisor's restart-on-failure sees the exit code.
-        prepare(settings.db, settings.default_timezone)
+        prepare_database(settings.db, settings.default_timezone)
     except DatabaseUnavailable as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
@@ -89,7 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StartupFailed as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
-    # The database's folder is writable (prepare() just used it): the cache lives beside it.
+    # The database's folder is writable (prepare_database() just used it): the cache goes there.
     catalog = load_catalog(settings, cache_path(settings.db))
     if catalog is None:
         return 1
@@ -118,7 +119,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         return fail(str(err))
 
     try:
-        todo = prepare(settings.db, settings.default_timezone)
+        todo = prepare_database(settings.db, settings.default_timezone)
     except DatabaseUnavailable as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1

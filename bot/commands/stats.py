@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
+from bot.config import Settings
 from bot.practice.catalog import Catalog
-from bot.practice.readiness_service import ReadinessReport, ReadinessService, render_stats_chart
-from bot.storage.db import Database
+from bot.practice.core import open_core
+from bot.practice.readiness_service import ReadinessReport, render_stats_chart
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,8 +51,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
 async def _report(
     catalog: Catalog, db_path: Path, user: int, bank: str | None, zone: str
 ) -> ReadinessReport:
-    async with Database(db_path) as db:
-        return await ReadinessService(db, catalog, default_timezone=zone).report(user, bank)
+    async with open_core(
+        catalog, db_path, Settings.model_construct(default_timezone=zone)
+    ) as core:
+        return await core.readiness.report(user, bank)
 
 
 def print_report(report: ReadinessReport, out: TextIO) -> None:

@@ -36,8 +36,3 @@ def parse_exam_date(text: str, today: dt.date) -> ParsedDate:
     if (date - today).days > MAX_AHEAD_DAYS:
         return ParsedDate(None, DateProblem.TOO_FAR)
     return ParsedDate(date)
-
-
-def in_days(today: dt.date, days: int) -> dt.date:
-    """The date `days` after today (the /start offer's buttons)."""
-    return today + dt.timedelta(days=days)

@@ -317,11 +317,6 @@ def recall_at(state: MemoryState, now_us: int, power: float = 1.0) -> float:
     return float(r**power)
 
 
-def recall_after_days(stability: float, days: float) -> float:
-    """Retrievability `days` after the last review for a given stability."""
-    return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
-
-
 # How many review answers it takes before the learner's own forgetting rate outweighs FSRS's
 # population default (the calibration is shrunk toward "no correction" below that).
 CALIBRATION_PSEUDO = 40.0

@@ -12,7 +12,6 @@ from itertools import filterfalse
 
 from bot.learning.ability import topic_standing
 from bot.learning.blueprint import Blueprint
-from bot.learning.coverage_memo import Coverage
 from bot.learning.forgetting import QueueMode
 from bot.learning.memory import (
     Confidence,
@@ -22,7 +21,6 @@ from bot.learning.memory import (
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.pick_memo import PickMemo
 from bot.learning.queue_modes import (
     most_at_risk,
     most_valuable,
@@ -89,22 +87,14 @@ class Learner:
     topic: str | None = None  # the topic chosen in /topics (None: all)
     misconceptions: Mapping[str, MisconceptionState] = field(default_factory=dict)
     last_question_id: str | None = None
-    # What this learner's earlier picks computed, kept by a caller that picks for them again
-    # (None: everything computed afresh). It changes no choice.
-    memo: PickMemo | None = field(default=None, compare=False)
 
 
 def today_from_memory(
     memory: Mapping[str, MemoryState],
     date: dt.date,
     start: dt.datetime,
-    memo: PickMemo | None = None,
 ) -> Today:
-    """Today's counts derived from memory states (a question met today has one review);
-    `memo`: the learner's, which counts again only the states that changed."""
-    if memo is not None:
-        answered, new = memo.today(memory, micros(start))
-        return Today(date=date, start=start, answered=answered, new=new)
+    """Today's counts derived from memory states (a question met today has one review)."""
     answered = new = 0
     start_us = micros(start)  # integers: the comparison of the two times, without datetimes
     for state in memory.values():
@@ -119,11 +109,6 @@ def days_left(exam_date: dt.date | None, today: dt.date, settings: QueueSettings
     if exam_date is None:
         return settings.default_horizon_days
     return max(0, (exam_date - today).days)
-
-
-def new_quota(plan: Blueprint, learner: Learner, pool: Collection[str], s: QueueSettings) -> int:
-    """New questions to introduce today so every unmet one is met before the final days."""
-    return _quota(sum(q not in learner.memory for q in pool), learner, s)
 
 
 def _exam_is_near(learner: Learner, s: QueueSettings) -> bool:
@@ -212,9 +197,8 @@ def _new_question(
     unmet_in: Mapping[str, Sequence[str]],
     s: QueueSettings,
     rng: random.Random,
-    coverage: Coverage | None = None,
 ) -> str:
-    standing = topic_standing(plan, learner.memory) if coverage is None else coverage.standing
+    standing = topic_standing(plan, learner.memory)
     # A topic's pull is the exam share one of its questions carries (weight / questions).
     per_question, mean_value = plan.pull, plan.mean_pull
     topics = sorted(unmet_in)
@@ -249,10 +233,8 @@ def choose_next(
         pool = list(plan.in_order)
     else:
         pool = list(plan.in_order_by_topic.get(learner.topic, ()))
-    left_out: list[str] = []  # what the pool leaves out of the bank's questions in order
     if len(pool) > 1 and learner.last_question_id in pool:
         pool.remove(learner.last_question_id)
-        left_out.append(learner.last_question_id)
     if not pool:
         return None
     memory = learner.memory
@@ -262,18 +244,10 @@ def choose_next(
         spaced = [q for q in pool if q not in recent]
         if spaced:
             pool = spaced
-            left_out.extend(recent)
         again = to_relearn(memory, pool, now, s.relearn_criterion, s.relearn_give_up_misses)
         if again is not None:
             return Pick(again, Reason.RELEARN)
-    memo = learner.memo
-    coverage = None if memo is None else memo.coverage(plan, memory)
-    unmet: Mapping[str, Sequence[str]]
-    if coverage is None:
-        unmet = _unmet_by_topic(plan, learner, pool)
-    else:
-        skip = None if learner.last_question_id in pool else learner.last_question_id
-        unmet = coverage.unmet(learner.topic, skip)
+    unmet = _unmet_by_topic(plan, learner, pool)
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
     if cover:
@@ -292,13 +266,8 @@ def choose_next(
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
-    if memo is None:
-        g = forgetting_exponent(memory.values(), plan.mean_chance)
-        recall = recalls(memory, pool, now, g)
-    else:
-        g = memo.exponent(memory, plan.mean_chance)
-        whole = left_out if learner.topic is None else None
-        recall = memo.recalls(plan, memory, pool, now, g, left_out=whole)
+    g = forgetting_exponent(memory.values(), plan.mean_chance)
+    recall = recalls(memory, pool, now, g)
     if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
@@ -312,11 +281,11 @@ def choose_next(
     if unmet and (not due or catch_up):
         if mode is QueueMode.RELEARN:
             return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
-        return Pick(_new_question(plan, learner, unmet, s, rng, coverage), Reason.NEW)
+        return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)
     return Pick(
-        _most_urgent(plan, memory, recall, ranked, rng, memo),
+        _most_urgent(plan, memory, recall, ranked, rng),
         Reason.REVIEW if due else Reason.PRACTICE,
     )
 
@@ -327,18 +296,11 @@ def _most_urgent(
     recall: Mapping[str, float],
     ranked: Sequence[str],
     rng: random.Random,
-    memo: PickMemo | None = None,
 ) -> str:
     """The first of `ranked` by urgency: a confident error, then any error, then the rest;
     within a tier the largest exam share at risk (value × forgetting); a random draw per
-    question, in `ranked` order, breaks ties. `memo`: the one `recall` came from."""
+    question, in `ranked` order, breaks ties."""
     rand = rng.random
-    if memo is not None:
-        # The choice the flat tuples below make, with the same draws: the least (tier, share),
-        # then the least draw, then the first of equals.
-        draws = [rand() for _ in ranked]
-        urgency = memo.urgencies(ranked)
-        return ranked[min(zip(urgency, draws, range(len(ranked)), strict=True))[2]]
     value, sure = plan.value, Confidence.SURE
     # One flat tuple per question (tier, share at risk, draw, position): what a key function
     # returning ((tier, share), draw) would order, without two calls a question. The position

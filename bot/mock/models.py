@@ -129,3 +129,19 @@ class Exam:
     def is_due(self, now: float) -> bool:
         """Running past its deadline: to be submitted automatically."""
         return self.status is ExamStatus.RUNNING and now >= self.deadline
+
+
+@dataclass(frozen=True, slots=True)
+class MockSummary:
+    """One past or running exam, as `/stats` lists them."""
+
+    exam_id: int
+    bank_id: str
+    kind: ExamKind
+    status: ExamStatus
+    size: int
+    started_at: float
+    finished_at: float | None
+    correct: int | None
+    percent: float | None
+    passed: bool | None

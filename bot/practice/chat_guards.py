@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.practice.clock import Clock, SystemClock
 from bot.storage import abuse_sql
-from bot.storage.db import Database
+from bot.storage.port import Store
 
 NEXT = "next"
 EXPLAIN = "explain"
@@ -26,7 +26,7 @@ class ChatGuards:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         *,
         clock: Clock | None = None,
         cooldown_s: float = 20.0,

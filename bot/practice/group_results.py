@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from bot.domain import zones
 from bot.practice.catalog import Catalog
-from bot.storage.db import Database
 from bot.storage.group_results_sql import MemberTopic, member_topics
+from bot.storage.port import Store
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 FIXED_COLUMNS = ("name", "username", "user id", "answers", "right", "accuracy %")
@@ -90,7 +90,7 @@ def render(rows: Sequence[MemberTopic], catalog: Catalog, timezone: str) -> byte
 
 
 async def results_csv(
-    db: Database, catalog: Catalog, chat_id: int, timezone: str
+    db: Store, catalog: Catalog, chat_id: int, timezone: str
 ) -> tuple[bytes, int]:
     """The chat's results as CSV bytes (a header alone when nobody answered yet), and how
     many members it has a row for."""

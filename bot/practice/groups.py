@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sqlite3
 import weakref
 
 from bot.domain import display, grading, zones
@@ -25,8 +24,8 @@ from bot.storage import group_sql as gsql
 from bot.storage import practice_sql as sql
 from bot.storage import summaries
 from bot.storage.chat_migration import migrate_chat
-from bot.storage.db import Database
 from bot.storage.group_sql import ChatRecord
+from bot.storage.port import Connection, Store
 from bot.storage.push_log import DueRow
 
 POLL_MODES = frozenset(PollMode)
@@ -39,7 +38,7 @@ class GroupService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         catalog: Catalog,
         *,
         clock: Clock | None = None,
@@ -128,7 +127,7 @@ class GroupService:
             return False
         now = self.clock.now()
 
-        def choose(conn: sqlite3.Connection) -> None:
+        def choose(conn: Connection) -> None:
             gsql.set_setting(conn, chat_id, "bank_id", bank_id, now)
             gsql.set_setting(conn, chat_id, "topic", topic, now)
 
@@ -152,9 +151,7 @@ class GroupService:
         now = self.clock.now()
         return await self.db.write(lambda c: self.pick(c, chat_id, source, now))
 
-    def pick(
-        self, conn: sqlite3.Connection, chat_id: int, source: Source, now: float
-    ) -> Delivery | None:
+    def pick(self, conn: Connection, chat_id: int, source: Source, now: float) -> Delivery | None:
         """The chooser inside a caller's transaction (the daily push claims with it too)."""
         settings = self._settings(chat_id, gsql.chat_record(conn, chat_id))
         bank = self.catalog.bank(settings.bank_id)
@@ -174,9 +171,7 @@ class GroupService:
             closes_at=now + settings.window_s,
         )
 
-    def pick_daily(
-        self, conn: sqlite3.Connection, row: DueRow, now: float
-    ) -> tuple[int, str, str] | None:
+    def pick_daily(self, conn: Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
         """The push's picker for groups and channels: a windowed question, source 'daily'."""
         found = self.pick(conn, row.chat_id, Source.DAILY, now)
         return None if found is None else (found.id, found.bank_id, found.question.id)
@@ -211,7 +206,7 @@ class GroupService:
         is still on its way) or revealed by someone else."""
         now = self.clock.now()
 
-        def claim(conn: sqlite3.Connection) -> Reveal | None:
+        def claim(conn: Connection) -> Reveal | None:
             record = sql.delivery_record(conn, delivery_id)
             if record is None or not gsql.claim_reveal(conn, delivery_id, now):
                 return None
@@ -245,7 +240,7 @@ class GroupService:
     ) -> tuple[frozenset[int], bool] | None:
         """A member's recorded answer (chosen options, correct) to one question."""
 
-        def go(conn: sqlite3.Connection) -> tuple[frozenset[int], bool] | None:
+        def go(conn: Connection) -> tuple[frozenset[int], bool] | None:
             found = sql.existing_answer(conn, delivery_id, user_id)
             record = sql.delivery_record(conn, delivery_id)
             if found is None or record is None:
@@ -267,7 +262,7 @@ class GroupService:
         """This week's (in the chat's timezone) and all-time standings, best first."""
         now = self.clock.now()
 
-        def gather(conn: sqlite3.Connection) -> Leaderboard:
+        def gather(conn: Connection) -> Leaderboard:
             settings = self._settings(chat_id, gsql.chat_record(conn, chat_id))
             week = week_key(now, settings.timezone)
             return Leaderboard(

@@ -7,7 +7,6 @@ transaction; this service reads and sets what the learner chooses.
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
@@ -19,7 +18,7 @@ from bot.practice.clock import Clock
 from bot.practice.picking import bank_check
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
-from bot.storage.db import Database
+from bot.storage.port import Connection, Store
 
 MAX_LISTED_MISCONCEPTIONS = 5
 
@@ -51,7 +50,7 @@ class LearningService:
     """Exam dates, the confidence preference, active misconceptions and memory states."""
 
     def __init__(
-        self, db: Database, catalog: Catalog, *, clock: Clock, default_timezone: str = "UTC"
+        self, db: Store, catalog: Catalog, *, clock: Clock, default_timezone: str = "UTC"
     ) -> None:
         self.db = db
         self.catalog = catalog
@@ -62,7 +61,7 @@ class LearningService:
         zone = ZoneInfo(timezone or self.default_timezone)
         return dt.datetime.fromtimestamp(self.clock.now(), zone).date()
 
-    def _exam(self, conn: sqlite3.Connection, user_id: int) -> ExamInfo:
+    def _exam(self, conn: Connection, user_id: int) -> ExamInfo:
         prefs = sql.user_prefs(conn, user_id)
         bank = self.catalog.bank(prefs.bank_id)
         date = lsql.exam_date(conn, user_id, bank.id)
@@ -76,7 +75,7 @@ class LearningService:
         """Set (None: clear) the exam date for the learner's current bank."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> ExamInfo:
+        def go(conn: Connection) -> ExamInfo:
             bank = self.catalog.bank(sql.user_prefs(conn, user_id).bank_id)
             lsql.set_exam_date(conn, user_id, bank.id, date, now)
             return self._exam(conn, user_id)
@@ -92,7 +91,7 @@ class LearningService:
     async def offer_exam(self, user_id: int) -> bool:
         """Whether to offer an exam date now: once per learner, and only without one set."""
 
-        def go(conn: sqlite3.Connection) -> bool:
+        def go(conn: Connection) -> bool:
             first = lsql.claim_exam_offer(conn, user_id)
             return first and self._exam(conn, user_id).date is None
 
@@ -112,7 +111,7 @@ class LearningService:
     ) -> list[ActiveMisconception]:
         """The learner's active misconceptions in their current bank, latest first."""
 
-        def go(conn: sqlite3.Connection) -> tuple[str, list[MisconceptionState]]:
+        def go(conn: Connection) -> tuple[str, list[MisconceptionState]]:
             bank = self.catalog.bank(sql.user_prefs(conn, user_id).bank_id)
             return bank.id, active(lsql.misconception_states(conn, user_id, bank.id))
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import random
-import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -16,18 +15,17 @@ from bot.bank.models import Question
 from bot.mock import exam as moves
 from bot.mock.blueprint import TooSmall, draw, plan
 from bot.mock.exam import ExamError, Pending
-from bot.mock.models import Exam, ExamKind, ExamStatus
+from bot.mock.models import Exam, ExamKind, ExamStatus, MockSummary
 from bot.mock.scoring import GradedAnswer, MockResult, graded_answers, score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.mock_models import MockReply, MockStatus, ReviewEntry
 from bot.storage import mock_sql, practice_sql
-from bot.storage.db import Database
-from bot.storage.mock_sql import MockSummary
+from bot.storage.port import Connection, Store
 
 # Runs inside the transaction that submits an exam, so the answers are recorded exactly once
 # with it; the default writes them into deliveries/answers (source 'mock').
-GradedSink = Callable[[sqlite3.Connection, Exam, tuple[GradedAnswer, ...], str], object]
+GradedSink = Callable[[Connection, Exam, tuple[GradedAnswer, ...], str], object]
 Move = Callable[[Exam, float], Exam | Pending]
 CACHE_EXAMS = 4096
 CACHE_QUESTIONS = 65536
@@ -55,7 +53,7 @@ class MockService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         catalog: Catalog,
         *,
         clock: Clock | None = None,
@@ -97,7 +95,7 @@ class MockService:
         EXPIRED with the result of one whose deadline passed unnoticed."""
         now = self.clock.now()
 
-        def look(conn: sqlite3.Connection) -> tuple[MockReply | None, str | None, set[str]]:
+        def look(conn: Connection) -> tuple[MockReply | None, str | None, set[str]]:
             running = mock_sql.running_exam(conn, user_id)
             if running is not None and running.is_due(now):
                 # Its time ran out unseen: the learner gets that result before a new exam.
@@ -130,7 +128,7 @@ class MockService:
         exam = replace(exam, chat_id=chat_id)
         snaps = {q.id: q.model_dump_json() for q in questions_}
 
-        def store(conn: sqlite3.Connection) -> MockReply:
+        def store(conn: Connection) -> MockReply:
             exam_id = mock_sql.insert_exam(conn, exam, snaps)
             if exam_id is None:  # another start won the race
                 running = mock_sql.running_exam(conn, user_id)
@@ -144,7 +142,7 @@ class MockService:
         """The running exam where the learner left it (submitted first if its time is up)."""
         now = self.clock.now()
 
-        def fn(conn: sqlite3.Connection) -> MockReply:
+        def fn(conn: Connection) -> MockReply:
             running = mock_sql.running_exam(conn, user_id)
             if running is None:
                 return MockReply(MockStatus.NONE)
@@ -188,7 +186,7 @@ class MockService:
         """Stop the running exam (or this one) without a score."""
         now = self.clock.now()
 
-        def fn(conn: sqlite3.Connection) -> MockReply:
+        def fn(conn: Connection) -> MockReply:
             exam = (
                 mock_sql.running_exam(conn, user_id)
                 if exam_id is None
@@ -209,7 +207,7 @@ class MockService:
         """Submit every running exam past its deadline (a job, and once at start-up)."""
         at = self.clock.now() if now is None else now
 
-        def fn(conn: sqlite3.Connection) -> list[MockReply]:
+        def fn(conn: Connection) -> list[MockReply]:
             out = []
             for exam_id in mock_sql.due_exam_ids(conn, at):
                 exam = mock_sql.load_exam(conn, exam_id)
@@ -243,7 +241,7 @@ class MockService:
     async def review(self, user_id: int, exam_id: int) -> list[ReviewEntry]:
         """Each wrong or unanswered question of a submitted exam, with the question as shown."""
 
-        def fn(conn: sqlite3.Connection) -> tuple[Exam | None, list[str]]:
+        def fn(conn: Connection) -> tuple[Exam | None, list[str]]:
             return mock_sql.load_exam(conn, exam_id), mock_sql.snapshots(conn, exam_id)
 
         exam, snaps = await self.db.read(fn)
@@ -254,7 +252,7 @@ class MockService:
     async def _move(self, user_id: int, exam_id: int, move: Move) -> MockReply:
         now = self.clock.now()
 
-        def fn(conn: sqlite3.Connection) -> MockReply:
+        def fn(conn: Connection) -> MockReply:
             exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
             if exam is None or exam.user_id != user_id:
                 return MockReply(MockStatus.STALE)
@@ -275,7 +273,7 @@ class MockService:
 
         return self._remember(await self.db.write(fn))
 
-    def _submit(self, conn: sqlite3.Connection, before: Exam, after: Exam) -> MockReply:
+    def _submit(self, conn: Connection, before: Exam, after: Exam) -> MockReply:
         """Store a submitted exam with its score and record its answers, in one transaction."""
         result = score(after)
         after = mock_sql.save_exam(conn, before, after, result)
@@ -292,9 +290,7 @@ class MockService:
         status = MockStatus.EXPIRED if after.status is ExamStatus.EXPIRED else MockStatus.FINISHED
         return MockReply(status, after, result=result, graded=fed)
 
-    def _screen(
-        self, conn: sqlite3.Connection, status: MockStatus, exam: Exam, now: float
-    ) -> MockReply:
+    def _screen(self, conn: Connection, status: MockStatus, exam: Exam, now: float) -> MockReply:
         """A reply that shows the exam at its current question, as snapshotted."""
         # The seed in the key: an exam id rolled back with its transaction may be reused.
         key = (exam.id, exam.seed, exam.current)

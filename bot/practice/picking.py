@@ -12,7 +12,6 @@ import datetime as dt
 import os
 import random
 import secrets
-import sqlite3
 import string
 from collections.abc import Mapping
 from dataclasses import replace
@@ -33,7 +32,7 @@ from bot.practice.catalog import Catalog
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
-from bot.storage.memory_cache import MemoryCache
+from bot.storage.port import Connection
 from bot.storage.practice_sql import DeliveryRecord
 
 TOKEN_CHARS = string.ascii_lowercase + string.digits
@@ -63,7 +62,7 @@ def new_token() -> str:
 
 
 def record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     bank: Bank,
     question: Question,
     rng: random.Random,
@@ -73,10 +72,8 @@ def record(
     source: Source,
     now: float,
     closes_at: float | None = None,
-    cache: MemoryCache | None = None,
 ) -> Delivery:
-    """Record a delivery of `question` with its own option order, version and token
-    (`cache`: told of the row, which its answer then need not read)."""
+    """Record a delivery of `question` with its own option order, version and token."""
     order = display.shuffled_order(question, rng)
     option_order, version = display.encode_order(order), display.question_version(question)
     token = new_token()
@@ -97,13 +94,11 @@ def record(
         did, chat_id, None, user_id, bank.id, question.id, source, now, closes_at, None, None,
         option_order, version, token,
     )  # fmt: skip
-    if cache is not None:
-        cache.delivered(row)
     return delivery_from(row, question)
 
 
 def pick_and_record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     bank: Bank,
     topic: str | None,
     history: Mapping[str, Seen],
@@ -128,13 +123,9 @@ def pick_and_record(
     )  # fmt: skip
 
 
-def bank_check(
-    conn: sqlite3.Connection, plan: Blueprint, cache: MemoryCache | None = None
-) -> Verdict:
-    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode
-    (`cache`: its tally as kept, when the caller's transaction checked it)."""
-    reads = forgetting_sql if cache is None else cache
-    return _verdict(reads.probe_tally(conn, plan.meta.id), plan.mean_chance)
+def bank_check(conn: Connection, plan: Blueprint) -> Verdict:
+    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode."""
+    return _verdict(forgetting_sql.probe_tally(conn, plan.meta.id), plan.mean_chance)
 
 
 _verdict = lru_cache(maxsize=256)(verdict)  # a pure function of a tally that rarely changes
@@ -151,7 +142,7 @@ def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
 
 
 def pick_for_learner(
-    conn: sqlite3.Connection,
+    conn: Connection,
     catalog: Catalog,
     bank: Bank,
     rng: random.Random,
@@ -163,45 +154,38 @@ def pick_for_learner(
     now: float,
     timezone: str,
     mistakes: bool = False,
-    cache: MemoryCache | None = None,
 ) -> Delivery | None:
     """The learner's next question by the study queue (`bot.learning.queue.choose_next`), or
     with `mistakes` the most forgotten question whose last answer was wrong; recorded.
-    None when the topic has no question (or, with `mistakes`, no mistake is left).
-    `cache`: the states kept since the last pick (checked by the caller's transaction)."""
+    None when the topic has no question (or, with `mistakes`, no mistake is left)."""
     topic = topic if topic and bank.meta.topic(topic) else None
     plan = catalog.blueprint(bank)
-    reads = lsql if cache is None else cache  # the same reads, from the cache if any
-    memory = reads.memory_states(conn, user_id, bank.id)
-    last = reads.last_question(conn, user_id, bank.id)
+    memory = lsql.memory_states(conn, user_id, bank.id)
+    last = lsql.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
     again = False
     if mistakes:
         qid = next_mistake(plan, memory, at, last_question_id=last, topic=topic)
     else:
         date, start = learner_today(now, timezone)
-        memo = None if cache is None else cache.pick_memo(user_id, bank.id)
         learner = queue.Learner(
             memory=memory,
-            today=queue.today_from_memory(memory, date, start, memo),
-            exam_date=reads.exam_date(conn, user_id, bank.id),
+            today=queue.today_from_memory(memory, date, start),
+            exam_date=lsql.exam_date(conn, user_id, bank.id),
             topic=topic if topic and plan.by_topic.get(topic) else None,
-            misconceptions=reads.misconception_states(conn, user_id, bank.id),
+            misconceptions=lsql.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
-            memo=memo,
         )
         # The bank's learners' forgetting, read as it stands in this transaction (one row).
-        mode = bank_check(conn, plan, cache).mode
+        mode = bank_check(conn, plan).mode
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
         again = pick is not None and pick.reason is queue.Reason.RELEARN
     if qid is None:
         return None
-    if cache is not None:
-        cache.recorded(user_id, bank.id, qid)
     delivery = record(
         conn, bank, bank.questions[qid], rng,
-        chat_id=chat_id, user_id=user_id, source=source, now=now, cache=cache,
+        chat_id=chat_id, user_id=user_id, source=source, now=now,
     )  # fmt: skip
     return replace(delivery, again=True) if again else delivery
 
@@ -212,27 +196,9 @@ def delivery_of(catalog: Catalog, record: DeliveryRecord) -> Delivery | None:
     return None if question is None else delivery_from(record, question)
 
 
-# The Deliveries built last, by row id: an answer (a button press, a jsonl answer) builds again
-# the delivery its question was asked with, an immutable value of the row and the question
-# (looked up by id, then the row compared: hashing a row's fourteen fields costs more).
-_built: dict[int, tuple[DeliveryRecord, Question, Delivery]] = {}
-BUILT_KEPT = 4096
-
-
 def delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     """A stored row with its question (file order): the one place a Delivery is built. The
     Delivery carries the question as shown, in the row's option order."""
-    found = _built.get(record.id)
-    if found is not None and found[1] is question and (found[0] is record or found[0] == record):
-        return found[2]
-    if len(_built) >= BUILT_KEPT:
-        _built.clear()
-    delivery = _delivery_from(record, question)
-    _built[record.id] = (record, question, delivery)
-    return delivery
-
-
-def _delivery_from(record: DeliveryRecord, question: Question) -> Delivery:
     order = display.decode_order(record.option_order, len(question.options))
     return Delivery(
         id=record.id,

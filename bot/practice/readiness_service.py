@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import sqlite3
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,14 +21,13 @@ from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer, MemoryState, from_timestamp, replay_all
 from bot.learning.readiness import MockResult as MockEvidence
 from bot.learning.readiness import Readiness, readiness
-from bot.mock.models import ExamStatus
+from bot.mock.models import ExamStatus, MockSummary
 from bot.mock.scoring import score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.storage import history_sql, learning_sql, mock_sql, practice_sql
-from bot.storage.db import Database
 from bot.storage.history_sql import AnswerRow
-from bot.storage.mock_sql import MockSummary
+from bot.storage.port import Connection, Store
 
 CHART_DAYS = 30
 MOCKS_LISTED = 5
@@ -85,7 +83,7 @@ def answers_to_memory(rows: Sequence[AnswerRow]) -> dict[str, MemoryState]:
     )
 
 
-def stored_memory(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
+def stored_memory(conn: Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
     """The stored memory states of a learner in a bank; replayed from the answers only when
     none are stored and there are answers (recorded before the memory model)."""
     stored = learning_sql.memory_states(conn, user_id, bank_id)
@@ -124,7 +122,7 @@ class ReadinessService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         catalog: Catalog,
         *,
         clock: Clock | None = None,
@@ -156,7 +154,7 @@ class ReadinessService:
         date, at that date; activity per day and the last mocks."""
         now = self.clock.now()
 
-        def gather(conn: sqlite3.Connection) -> _Gathered:
+        def gather(conn: Connection) -> _Gathered:
             prefs = practice_sql.user_prefs(conn, user_id)
             bank = self.catalog.bank(bank_id or prefs.bank_id)
             zone = ZoneInfo(prefs.timezone or self.default_timezone)
@@ -256,7 +254,7 @@ class _Gathered:
 
 
 def _mock_evidence(
-    conn: sqlite3.Connection, mocks: Sequence[MockSummary], now: float
+    conn: Connection, mocks: Sequence[MockSummary], now: float
 ) -> list[MockEvidence]:
     """Recent scored mock exams as per-topic (right, asked) samples for the estimate."""
     out = []

@@ -6,7 +6,6 @@ No Telegram here: the bot, the terminal player and the daily push all drive this
 from __future__ import annotations
 
 import random
-import sqlite3
 from zoneinfo import ZoneInfo
 
 from bot.bank.models import Bank, Kind
@@ -23,7 +22,6 @@ from bot.domain.models import (
 )
 from bot.domain.streaks import Streak
 from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
-from bot.learning.misconceptions import tagged_options
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.learning_service import LearningService
@@ -32,8 +30,7 @@ from bot.practice.picking import record as record_delivery
 from bot.storage import answer_sql, summaries
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
-from bot.storage.db import Database
-from bot.storage.memory_cache import MemoryCache
+from bot.storage.port import Connection, Store
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
 
@@ -43,18 +40,14 @@ class PracticeService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         catalog: Catalog,
         *,
         clock: Clock | None = None,
         rng: random.Random | None = None,
         default_timezone: str = "UTC",
-        memory_cache: MemoryCache | None = None,
     ) -> None:
-        """`memory_cache`: keep learners' memory states between picks (a process whose
-        learners practise only through this service: `quizbot play --jsonl`)."""
         self.db = db
-        self.memory_cache = memory_cache
         self.catalog = catalog
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
@@ -105,28 +98,19 @@ class PracticeService:
         """
         now = self.clock.now()
 
-        def pick(conn: sqlite3.Connection) -> Delivery | None:
-            cache = self.memory_cache
-            if cache is not None:
-                cache.check(conn)
-            prefs = (sql if cache is None else cache).upsert_user_prefs(conn, learner, now)
+        def pick(conn: Connection) -> Delivery | None:
+            prefs = sql.upsert_user_prefs(conn, learner, now)
             mode = source
             before = sql.delivery_record(conn, after) if after is not None else None
             if before is not None and before.source is Source.MISTAKES:
                 mode = Source.MISTAKES
-            found = self.pick(conn, chat_id, learner.id, mode, now, cache=cache, prefs=prefs)
-            if cache is not None:
-                cache.settle(conn)
-            return found
+            return self.pick(conn, chat_id, learner.id, mode, now, prefs=prefs)
 
-        found = await self.db.write(pick)
-        if self.memory_cache is not None:
-            self.memory_cache.committed()
-        return found
+        return await self.db.write(pick)
 
     def pick(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         chat_id: int,
         user_id: int,
         source: Source,
@@ -134,7 +118,6 @@ class PracticeService:
         *,
         bank_id: str | None = None,
         topic: str | None = None,
-        cache: MemoryCache | None = None,
         prefs: sql.UserPrefs | None = None,
     ) -> Delivery | None:
         """The learner's next question in their bank and topic (or the ones given), recorded,
@@ -155,12 +138,9 @@ class PracticeService:
             now=now,
             timezone=prefs.timezone or self.default_timezone,
             mistakes=source is Source.MISTAKES,
-            cache=cache,
         )
 
-    def pick_daily(
-        self, conn: sqlite3.Connection, row: DueRow, now: float
-    ) -> tuple[int, str, str] | None:
+    def pick_daily(self, conn: Connection, row: DueRow, now: float) -> tuple[int, str, str] | None:
         """The push's picker for a private chat: the /quiz rule, source 'daily'."""
         user_id = row.user_id if row.user_id is not None else row.chat_id
         found = self.pick(
@@ -192,7 +172,7 @@ class PracticeService:
     # tokens), or None when the caller is not a button (a poll vote, the terminal player).
     def _check(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         delivery_id: int,
         chat_id: int,
         now: float,
@@ -246,22 +226,13 @@ class PracticeService:
         """
         now = self.clock.now()
 
-        def record(c: sqlite3.Connection) -> AnswerOutcome:
-            cache = self.memory_cache
-            if cache is not None:
-                cache.check(c)
-            outcome = self._record(
+        def record(c: Connection) -> AnswerOutcome:
+            return self._record(
                 c, delivery_id, learner, chat_id, chosen, now, token, kind,
-                confidence=confidence, seconds=seconds, kept=cache,
+                confidence=confidence, seconds=seconds,
             )  # fmt: skip
-            if cache is not None:
-                cache.settle(c)
-            return outcome
 
-        outcome = await self.db.write(record)
-        if self.memory_cache is not None:
-            self.memory_cache.committed()
-        return outcome
+        return await self.db.write(record)
 
     async def confirm(
         self,
@@ -282,7 +253,7 @@ class PracticeService:
 
     def _record(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         delivery_id: int,
         learner: Learner,
         chat_id: int,
@@ -293,14 +264,11 @@ class PracticeService:
         *,
         confidence: Confidence | None = None,
         seconds: float | None = None,
-        kept: MemoryCache | None = None,
     ) -> AnswerOutcome:
         """The answer transaction: the answer row, the memory state and the misconceptions
         change together or not at all. chosen None means the options held so far (Submit, or
-        the Sure/Unsure tap); positions are as displayed, the row stores file indices.
-        `kept`: the memory cache, checked by this transaction (what the answer reads first)."""
-        reads = answer_sql if kept is None else kept
-        context = reads.answer_context(conn, delivery_id, learner.id)
+        the Sure/Unsure tap); positions are as displayed, the row stores file indices."""
+        context = answer_sql.answer_context(conn, delivery_id, learner.id)
         record = None if context is None else context.delivery
         row, delivery, problem = self._checked(record, chat_id, now, token)
         if problem is not None or row is None or delivery is None or context is None:
@@ -330,8 +298,6 @@ class PracticeService:
             # In groups and channels a member may never have talked to the bot: keep the name
             # for leaderboards. Private practice created the row when it sent the question.
             sql.upsert_user(conn, learner, now)
-            if self.memory_cache is not None:
-                self.memory_cache.clear()  # it keeps the user rows its own upserts wrote
         file_chosen = display.to_file(delivery.order, chosen)
         fresh = sql.insert_answer(
             conn,
@@ -360,7 +326,7 @@ class PracticeService:
         """The current version of a revised question, as a new delivery to the same chat."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> Delivery | None:
+        def go(conn: Connection) -> Delivery | None:
             old = sql.delivery_record(conn, delivery_id)
             if old is None or old.chat_id != chat_id:
                 return None
@@ -378,7 +344,7 @@ class PracticeService:
 
     def _learn(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         row: DeliveryRecord,
         user_id: int,
         file_chosen: frozenset[int],
@@ -394,29 +360,12 @@ class PracticeService:
         took = max(0.0, now - row.sent_at) if seconds is None else seconds
         answer = Answer(row.question_id, at, correct, confidence, took)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
-        cache = self.memory_cache
-        if cache is None:
-            lsql.review_from(conn, user_id, row.bank_id, answer, before)
-            if question is not None:
-                lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
-            return
-        bank_id = row.bank_id
-        tagged = question is not None and bool(tagged_options(question))
-        held = cache.misconception_states(conn, user_id, bank_id) if tagged else None
-        # Before the writes: should this transaction roll back, the rows are re-read.
-        cache.answered(user_id, bank_id, row.question_id, misconceptions=tagged)
-        after = lsql.review_from(conn, user_id, bank_id, answer, before)
-        if lsql.counts_probe(before, after):
-            cache.probe_counted(bank_id)
-        cache.stored(user_id, bank_id, row.question_id, after)
-        if question is not None and held is not None:
-            changed = lsql.update_misconceptions(
-                conn, user_id, bank_id, question, file_chosen, at, held
-            )
-            cache.stored_misconceptions(user_id, bank_id, {**held, **changed})
+        lsql.review_from(conn, user_id, row.bank_id, answer, before)
+        if question is not None:
+            lsql.update_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
 
     @staticmethod
-    def _already(conn: sqlite3.Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:
+    def _already(conn: Connection, delivery: Delivery, user_id: int) -> AnswerOutcome:
         """The answer this user gave before (shown in display positions)."""
         before = sql.existing_answer(conn, delivery.id, user_id)
         assert before is not None
@@ -437,7 +386,7 @@ class PracticeService:
         """Flip one option of a multiple-answer question; returns the options now selected."""
         now = self.clock.now()
 
-        def flip(conn: sqlite3.Connection) -> AnswerOutcome:
+        def flip(conn: Connection) -> AnswerOutcome:
             _, delivery, problem = self._check(conn, delivery_id, chat_id, now, token)
             if problem is not None or delivery is None:
                 return AnswerOutcome(problem or AnswerStatus.UNKNOWN, delivery)
@@ -465,7 +414,7 @@ class PracticeService:
         """Submit the toggled options of a multiple-answer question (EMPTY if none)."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> AnswerOutcome:
+        def go(conn: Connection) -> AnswerOutcome:
             return self._record(
                 conn, delivery_id, learner, chat_id, None, now, token, Kind.MULTIPLE
             )
@@ -477,7 +426,7 @@ class PracticeService:
         now = self.clock.now()
 
         def gather(
-            conn: sqlite3.Connection,
+            conn: Connection,
         ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], Streak, list[sql.BankTotal]]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,9 +39,8 @@ from bot.schedule.pacer import GroupWindow, Pacer, PushLate, PushPacing, Sleep, 
 from bot.schedule.ports import Courier
 from bot.storage import practice_sql, push_lease
 from bot.storage import push_log as dlog
-from bot.storage.db import Database
+from bot.storage.port import Connection, StorageError, Store
 from bot.storage.push_peak import peak_due
-from bot.storage.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -82,7 +80,7 @@ class PushService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         settings: Settings,
         courier: Courier,
         *,
@@ -147,7 +145,7 @@ class PushService:
         """Subscribe a chat (private: user_id remembers the zone too); returns the next push."""
         now = self.clock.now()
 
-        def go(conn: sqlite3.Connection) -> due.Occurrence:
+        def go(conn: Connection) -> due.Occurrence:
             if user_id is not None:
                 practice_sql.set_user_timezone(conn, user_id, timezone, now)
             return dlog.upsert_subscription(
@@ -178,7 +176,7 @@ class PushService:
         """Subscribers and the pushes due in the last 24 hours, by state."""
         now = self.clock.now()
 
-        def gather(conn: sqlite3.Connection) -> PushStats:
+        def gather(conn: Connection) -> PushStats:
             active, inactive, upcoming = dlog.subscriber_counts(conn, now, DAY_S)
             cap = capacity(peak_due(conn), self.rate, self.grace_s)
             return PushStats(active, inactive, upcoming, dlog.push_counts(conn, now - DAY_S), cap)
@@ -245,7 +243,7 @@ class PushService:
             except Exception as err:
                 # The log rows say where we were; try again soon (a database that refused the
                 # planning is usually back within seconds), the ticks after that anyway.
-                if isinstance(err, sqlite3.Error):
+                if isinstance(err, StorageError):
                     log.warning("push run failed, retrying in %g s: %s", RUN_RETRY_S, err)
                 else:
                     log.exception("push run failed")
@@ -273,13 +271,13 @@ class PushService:
         """Turn due subscriptions into log rows, in transactions of about PLAN_HOLD_S;
         returns how many subscriptions were planned."""
 
-        def batch(conn: sqlite3.Connection, size: int) -> int:
+        def batch(conn: Connection, size: int) -> int:
             return dlog.materialize_due(conn, now, self.grace_s, size)
 
         planned = 0
         # Between transactions, waits for the WAL to be copied before it grows so big that a
         # commit would copy it inside the writer (a wait that holds nothing).
-        pacer = WalPacer(self.db.wal, self.db.wal_policy.burst_pages)
+        pacer = self.db.batch_pacer()
         while True:
             size = await pacer.room(self.plan_batch)
             started = time.perf_counter()
@@ -299,11 +297,11 @@ class PushService:
             if n < size:
                 return planned
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> tuple[bool, T | None]:
+    async def _write(self, fn: Callable[[Connection], T]) -> tuple[bool, T | None]:
         """A push write that may meet a database error: (False, None) instead of raising."""
         try:
             return True, await self.db.write(fn)
-        except sqlite3.Error as err:
+        except StorageError as err:
             if not self._db_failing:
                 log.warning("push: database write failed, retrying with backoff: %s", err)
             self._db_failing += 1
@@ -407,9 +405,7 @@ class PushService:
                 claim.log_id, claim.chat_id, PushState.RETRY, claim.delivery_id, error=error
             )
 
-    def _pick(
-        self, conn: sqlite3.Connection, row: dlog.DueRow, now: float
-    ) -> tuple[int, str, str] | None:
+    def _pick(self, conn: Connection, row: dlog.DueRow, now: float) -> tuple[int, str, str] | None:
         """Choose and record the question of one due chat, by its kind."""
         match row.kind:
             case ChatKind.PRIVATE:

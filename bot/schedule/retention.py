@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from bot.practice.clock import Clock
 from bot.storage import retention
-from bot.storage.db import Database
+from bot.storage.port import Store
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class Pruned:
     answers: int
 
 
-async def prune(db: Database, clock: Clock, answer_days: int | None) -> Pruned:
+async def prune(db: Store, clock: Clock, answer_days: int | None) -> Pruned:
     """One retention run (a daily job); each batch is its own short write transaction."""
     now = clock.now()
     log_before = now - LOG_DAYS * DAY_S

@@ -3,8 +3,9 @@ learner's reset of one exam's history. Plain sync functions run by `Database.wri
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from bot.storage.port import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +18,7 @@ class LastQuestion:
 
 
 def claim_button(
-    conn: sqlite3.Connection, chat_id: int, delivery_id: int, button: str, now: float
+    conn: Connection, chat_id: int, delivery_id: int, button: str, now: float
 ) -> bool | None:
     """True for the first press of this button under this delivery, False for any repeat,
     None when the chat has no such delivery (forged data must not use up someone's button)."""
@@ -33,14 +34,14 @@ def claim_button(
     return cur.rowcount == 1
 
 
-def release_button(conn: sqlite3.Connection, delivery_id: int, button: str) -> None:
+def release_button(conn: Connection, delivery_id: int, button: str) -> None:
     """The press could not be served (the send failed): let the next press try again."""
     conn.execute(
         "DELETE FROM button_uses WHERE delivery_id = ? AND button = ?", (delivery_id, button)
     )
 
 
-def last_group_question(conn: sqlite3.Connection, chat_id: int, now: float) -> LastQuestion | None:
+def last_group_question(conn: Connection, chat_id: int, now: float) -> LastQuestion | None:
     """The chat's newest windowed question (posted or in flight), if any."""
     row = conn.execute(
         "SELECT id, sent_at, closes_at, closed_at FROM deliveries"
@@ -59,7 +60,7 @@ def last_group_question(conn: sqlite3.Connection, chat_id: int, now: float) -> L
 NOT_HISTORY = frozenset({"subscriptions", "push_log", "users", "chats", "deliveries"})
 
 
-def _history_tables(conn: sqlite3.Connection) -> list[str]:
+def _history_tables(conn: Connection) -> list[str]:
     """Every table with both a user_id and a bank_id column, settings excepted."""
     names = [
         r["name"]
@@ -75,7 +76,7 @@ def _history_tables(conn: sqlite3.Connection) -> list[str]:
     return found
 
 
-def reset_history(conn: sqlite3.Connection, user_id: int, bank_id: str) -> int:
+def reset_history(conn: Connection, user_id: int, bank_id: str) -> int:
     """Forget a learner's practice in one bank; returns how many answers went.
 
     Answers, toggled choices, private deliveries, mock exams and any per-user memory a later

@@ -8,11 +8,11 @@ answers queue behind that thread.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from bot.learning.memory import MemoryState
 from bot.storage.learning_sql import MEMORY_COLUMNS, state_of
+from bot.storage.port import Connection
 from bot.storage.practice_sql import DELIVERY_COLUMNS, DeliveryRecord, delivery_of_row
 
 _SELECT = (
@@ -38,9 +38,7 @@ class AnswerContext:
     memory: MemoryState | None  # of this question, before this answer (None: never answered)
 
 
-def answer_context(
-    conn: sqlite3.Connection, delivery_id: int, user_id: int
-) -> AnswerContext | None:
+def answer_context(conn: Connection, delivery_id: int, user_id: int) -> AnswerContext | None:
     """The delivery with its learner's setting, zone and memory; None if no such delivery."""
     row = conn.execute(_SELECT, {"user": user_id, "delivery": delivery_id}).fetchone()
     if row is None:

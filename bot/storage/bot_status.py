@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 
+from bot.storage.port import Connection
 
-def set_status(conn: sqlite3.Connection, values: Mapping[str, str | None], now: float) -> None:
+
+def set_status(conn: Connection, values: Mapping[str, str | None], now: float) -> None:
     """Write (or, for None, delete) some keys of bot_status."""
     for key, value in values.items():
         if value is None:
@@ -20,7 +21,7 @@ def set_status(conn: sqlite3.Connection, values: Mapping[str, str | None], now: 
             )
 
 
-def table_exists(conn: sqlite3.Connection, name: str) -> bool:
+def table_exists(conn: Connection, name: str) -> bool:
     """Whether a table exists (the push log comes from another migration, maybe not yet run)."""
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
@@ -28,21 +29,21 @@ def table_exists(conn: sqlite3.Connection, name: str) -> bool:
     return row is not None
 
 
-def read_status(conn: sqlite3.Connection) -> dict[str, str]:
+def read_status(conn: Connection) -> dict[str, str]:
     """Every key of bot_status; empty when the table does not exist yet."""
     if not table_exists(conn, "bot_status"):
         return {}
     return {row[0]: row[1] for row in conn.execute("SELECT key, value FROM bot_status")}
 
 
-def schema_version(conn: sqlite3.Connection) -> list[str]:
+def schema_version(conn: Connection) -> list[str]:
     """Names of the applied migrations, in order."""
     if not table_exists(conn, "schema_migrations"):
         return []
     return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
 
-def push_backlog(conn: sqlite3.Connection, now: float, today: str) -> dict[str, int] | None:
+def push_backlog(conn: Connection, now: float, today: str) -> dict[str, int] | None:
     """Push rows not yet done: all, overdue, and due today; None before the push log exists.
 
     `health` may read a database an older version created, before migration 0002.
@@ -61,7 +62,7 @@ def push_backlog(conn: sqlite3.Connection, now: float, today: str) -> dict[str, 
     }
 
 
-def table_counts(conn: sqlite3.Connection) -> dict[str, int]:
+def table_counts(conn: Connection) -> dict[str, int]:
     """Rows per table (SQLite's own tables left out)."""
     names = [
         row[0]

@@ -7,10 +7,9 @@ push log always move together.
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.storage import summaries
 from bot.storage.group_sql import chat_record
+from bot.storage.port import Connection
 
 # History that keeps every row and only changes its chat id, in this order: answers are found
 # through their deliveries before those move (an answer carries its delivery's chat, and no
@@ -26,7 +25,7 @@ CHAT_KEYED_TABLES = ("subscriptions", "push_log")
 MERGED_WITH_CHAT = ("member_totals",)
 
 
-def migrate_chat(conn: sqlite3.Connection, old_id: int, new_id: int, now: float) -> bool:
+def migrate_chat(conn: Connection, old_id: int, new_id: int, now: float) -> bool:
     """Move a group's settings and history to its supergroup id; False if nothing moved.
 
     Idempotent, and complete even when another part of the bot (the daily push, on a failed

@@ -4,13 +4,12 @@ probe is)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.learning.forgetting import ProbeTally
 from bot.storage.memory_backfill import replayed
+from bot.storage.port import Connection
 
 
-def probe_tally(conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
+def probe_tally(conn: Connection, bank_id: str) -> ProbeTally:
     """The first spaced reviews of a bank's missed questions, summed over all its learners."""
     row = conn.execute(
         "SELECT probes, recall, recall_squared, right FROM forgetting_tallies WHERE bank_id = ?",
@@ -19,7 +18,7 @@ def probe_tally(conn: sqlite3.Connection, bank_id: str) -> ProbeTally:
     return ProbeTally() if row is None else ProbeTally(int(row[0]), row[1], row[2], int(row[3]))
 
 
-def backfill(conn: sqlite3.Connection) -> int:
+def backfill(conn: Connection) -> int:
     """The migration's Python step: give stored states the fields their answers imply, then sum
     each bank's probes; returns how many states were updated. Only states whose answers are all
     still there (replayed answers as many as the state counts): after answers were pruned, a

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from bot.storage.port import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +21,7 @@ class MemberTopic:
     last_at: float
 
 
-def member_topics(conn: sqlite3.Connection, chat_id: int) -> list[MemberTopic]:
+def member_topics(conn: Connection, chat_id: int) -> list[MemberTopic]:
     """Every member who answered in the chat, one row per bank and topic (the answers kept)."""
     rows = conn.execute(
         "SELECT a.user_id, COALESCE(u.first_name, ''), u.username, a.bank_id, a.topic,"

@@ -1,11 +1,12 @@
 """SQL of groups and channels: chat settings, the group chooser, reveals, leaderboards and
 migrations. Plain sync functions run by `Database.write`/`read`, one transaction each; they
-return frozen dataclasses, never `sqlite3.Row`."""
+return frozen dataclasses, never `Row`."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from bot.storage.port import Connection
 
 CHAT_FIELDS = (
     "id, type, title, active, bank_id, topic, answer_window_s, leaderboard, poll_mode,"
@@ -32,7 +33,7 @@ class ChatRecord:
     tz: str | None
 
 
-def chat_record(conn: sqlite3.Connection, chat_id: int) -> ChatRecord | None:
+def chat_record(conn: Connection, chat_id: int) -> ChatRecord | None:
     """One chat, or None if the bot never heard of it."""
     row = conn.execute(f"SELECT {CHAT_FIELDS} FROM chats WHERE id = ?", (chat_id,)).fetchone()
     if row is None:
@@ -43,9 +44,7 @@ def chat_record(conn: sqlite3.Connection, chat_id: int) -> ChatRecord | None:
     )
 
 
-def set_setting(
-    conn: sqlite3.Connection, chat_id: int, name: str, value: object, now: float
-) -> None:
+def set_setting(conn: Connection, chat_id: int, name: str, value: object, now: float) -> None:
     """Change one setting of a chat (the chat row must exist)."""
     if name not in SETTINGS:
         raise ValueError(f"not a chat setting: {name}")
@@ -54,13 +53,13 @@ def set_setting(
     )
 
 
-def set_active(conn: sqlite3.Connection, chat_id: int, active: bool, now: float) -> None:
+def set_active(conn: Connection, chat_id: int, active: bool, now: float) -> None:
     conn.execute(
         "UPDATE chats SET active = ?, updated_at = ? WHERE id = ?", (int(active), now, chat_id)
     )
 
 
-def asked_in_chat(conn: sqlite3.Connection, chat_id: int, bank_id: str) -> dict[str, float]:
+def asked_in_chat(conn: Connection, chat_id: int, bank_id: str) -> dict[str, float]:
     """Question id -> last time it was asked in this chat."""
     rows = conn.execute(
         "SELECT question_id, MAX(sent_at) FROM deliveries WHERE chat_id = ? AND bank_id = ?"
@@ -70,7 +69,7 @@ def asked_in_chat(conn: sqlite3.Connection, chat_id: int, bank_id: str) -> dict[
     return {r[0]: r[1] for r in rows}
 
 
-def unrevealed_in_chat(conn: sqlite3.Connection, chat_id: int) -> list[int]:
+def unrevealed_in_chat(conn: Connection, chat_id: int) -> list[int]:
     """Posted windowed deliveries of a chat not yet revealed, oldest first.
 
     One whose message has not arrived yet (`message_id` NULL: the send is in flight, or
@@ -85,7 +84,7 @@ def unrevealed_in_chat(conn: sqlite3.Connection, chat_id: int) -> list[int]:
     return [r[0] for r in rows]
 
 
-def due_for_reveal(conn: sqlite3.Connection, now: float) -> list[int]:
+def due_for_reveal(conn: Connection, now: float) -> list[int]:
     """Posted windowed deliveries whose window is over (or closed early), not yet revealed.
 
     Without a message (in flight, or never accepted) there is nothing to reveal yet; leaving
@@ -100,7 +99,7 @@ def due_for_reveal(conn: sqlite3.Connection, now: float) -> list[int]:
     return [r[0] for r in rows]
 
 
-def open_windows(conn: sqlite3.Connection, now: float) -> list[tuple[int, float]]:
+def open_windows(conn: Connection, now: float) -> list[tuple[int, float]]:
     """(delivery id, closes_at) of windows still open: their close jobs after a restart."""
     rows = conn.execute(
         "SELECT id, closes_at FROM deliveries WHERE closes_at IS NOT NULL"
@@ -110,7 +109,7 @@ def open_windows(conn: sqlite3.Connection, now: float) -> list[tuple[int, float]
     return [(r[0], r[1]) for r in rows]
 
 
-def claim_reveal(conn: sqlite3.Connection, delivery_id: int, now: float) -> bool:
+def claim_reveal(conn: Connection, delivery_id: int, now: float) -> bool:
     """Close a delivery and claim its reveal; False if revealed already or not posted yet.
 
     A delivery whose message has not arrived (`message_id` NULL) is never claimed: its send
@@ -124,7 +123,7 @@ def claim_reveal(conn: sqlite3.Connection, delivery_id: int, now: float) -> bool
     return cur.rowcount == 1
 
 
-def release_reveal(conn: sqlite3.Connection, delivery_id: int) -> None:
+def release_reveal(conn: Connection, delivery_id: int) -> None:
     """Give a claimed reveal back (its edit failed for a passing reason) for the next sweep.
 
     `closed_at` stays: the question takes no more answers, and the sweep finds it due.
@@ -132,26 +131,26 @@ def release_reveal(conn: sqlite3.Connection, delivery_id: int) -> None:
     conn.execute("UPDATE deliveries SET revealed_at = NULL WHERE id = ?", (delivery_id,))
 
 
-def discard_delivery(conn: sqlite3.Connection, delivery_id: int) -> None:
+def discard_delivery(conn: Connection, delivery_id: int) -> None:
     """Forget a delivery Telegram never accepted (no answers can exist)."""
     conn.execute("DELETE FROM deliveries WHERE id = ? AND message_id IS NULL", (delivery_id,))
 
 
-def set_poll(conn: sqlite3.Connection, delivery_id: int, message_id: int, poll_id: str) -> None:
+def set_poll(conn: Connection, delivery_id: int, message_id: int, poll_id: str) -> None:
     conn.execute(
         "UPDATE deliveries SET message_id = ?, poll_id = ? WHERE id = ?",
         (message_id, poll_id, delivery_id),
     )
 
 
-def delivery_by_poll(conn: sqlite3.Connection, poll_id: str) -> tuple[int, int] | None:
+def delivery_by_poll(conn: Connection, poll_id: str) -> tuple[int, int] | None:
     """(delivery id, chat id) of a native quiz poll."""
     row = conn.execute("SELECT id, chat_id FROM deliveries WHERE poll_id = ?", (poll_id,))
     found = row.fetchone()
     return None if found is None else (int(found[0]), int(found[1]))
 
 
-def chosen_of_delivery(conn: sqlite3.Connection, delivery_id: int) -> list[str]:
+def chosen_of_delivery(conn: Connection, delivery_id: int) -> list[str]:
     """Every member's recorded choice (encoded) for one delivery."""
     rows = conn.execute("SELECT chosen FROM answers WHERE delivery_id = ?", (delivery_id,))
     return [r[0] for r in rows]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from bot.storage.port import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +18,7 @@ class AnswerRow:
     answered_at: float
 
 
-def answers_in_bank(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[AnswerRow]:
+def answers_in_bank(conn: Connection, user_id: int, bank_id: str) -> list[AnswerRow]:
     """Every answer of a learner in a bank, oldest first."""
     rows = conn.execute(
         "SELECT id, question_id, topic, correct, answered_at FROM answers"
@@ -27,9 +28,7 @@ def answers_in_bank(conn: sqlite3.Connection, user_id: int, bank_id: str) -> lis
     return [AnswerRow(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
 
 
-def answers_since(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, since: float
-) -> list[AnswerRow]:
+def answers_since(conn: Connection, user_id: int, bank_id: str, since: float) -> list[AnswerRow]:
     """A learner's answers in a bank at or after `since` (epoch seconds), oldest first."""
     rows = conn.execute(
         "SELECT id, question_id, topic, correct, answered_at FROM answers"

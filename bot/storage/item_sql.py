@@ -7,13 +7,14 @@ in the question file's option order, so its indices are read as file-order indic
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from bot.analysis.model import DEFAULT_MIN_N, ItemReport
 from bot.analysis.report import analyse
 from bot.analysis.responses import QuestionResponses, parse_chosen
 from bot.bank.models import Bank
+from bot.storage.port import Connection
+from bot.storage.sqlite.database import read_only
 
 # The earliest answer per learner and question (ties: the lower id), as an anti-join: one
 # sequential scan of answers, one probe each into answers_by_user (user_id, bank_id,
@@ -39,7 +40,7 @@ class NoDatabase(Exception):
     """The database file does not exist."""
 
 
-def question_responses(conn: sqlite3.Connection, bank_id: str) -> list[QuestionResponses]:
+def question_responses(conn: Connection, bank_id: str) -> list[QuestionResponses]:
     """Every question's first attempts at this bank, in question-id order (one query)."""
     parsed: dict[str, tuple[int, ...]] = {}
     out: list[QuestionResponses] = []
@@ -62,31 +63,15 @@ def question_responses(conn: sqlite3.Connection, bank_id: str) -> list[QuestionR
     return out
 
 
-def item_report(conn: sqlite3.Connection, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
+def item_report(conn: Connection, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
     """The item analysis of a bank: one aggregate query, then one pass in Python."""
     return analyse(bank, question_responses(conn, bank.id), min_n)
-
-
-def answered_banks(conn: sqlite3.Connection) -> list[str]:
-    """Ids of the banks that have answers."""
-    return [row[0] for row in conn.execute("SELECT DISTINCT bank_id FROM answers ORDER BY 1")]
-
-
-def connect_read_only(path: Path | str) -> sqlite3.Connection:
-    """A read-only connection of its own, so a long report never holds up the bot's writes."""
-    db = Path(path)
-    if not db.is_file():
-        raise NoDatabase(f"no database at {db}")
-    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=5000")
-    return conn
 
 
 def read_item_report(path: Path | str, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
     """Open the database read-only, analyse one bank, close (blocking: from async code, run it
     in a thread, e.g. `asyncio.to_thread`)."""
-    conn = connect_read_only(path)
-    try:
+    if not Path(path).is_file():
+        raise NoDatabase(f"no database at {path}")
+    with read_only(path) as conn:
         return item_report(conn, bank, min_n)
-    finally:
-        conn.close()

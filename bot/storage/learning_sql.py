@@ -5,7 +5,6 @@ transaction as its row. They return the engine's frozen dataclasses."""
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,6 +12,7 @@ from functools import lru_cache
 from bot.bank.models import Question
 from bot.learning.memory import Answer, MemoryState, from_timestamp, review
 from bot.learning.misconceptions import MisconceptionState, after_answer, tagged_options
+from bot.storage.port import Connection, Cursor, Row
 
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
@@ -35,7 +35,7 @@ def upsert_sql(columns: tuple[str, ...]) -> str:
 _MEMORY_UPSERT = upsert_sql(MEMORY_COLUMNS)
 
 
-def _state(row: sqlite3.Row | tuple[object, ...]) -> MemoryState:
+def _state(row: Row | tuple[object, ...]) -> MemoryState:
     return _parsed(tuple(row))
 
 
@@ -51,7 +51,7 @@ def state_of(row: tuple[object, ...]) -> MemoryState:
     return _parsed(row)
 
 
-def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
+def memory_states(conn: Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
     """A learner's memory of every question met in a bank, by question id."""
     rows = _tuples(conn).execute(
         f"SELECT question_id, {_MEMORY_SELECT} FROM memory_states"
@@ -61,15 +61,15 @@ def memory_states(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dict[
     return {row[0]: _parsed(row[1:]) for row in rows}
 
 
-def _tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    # Plain tuples: the hot reads of a pick slice and hash every row, which sqlite3.Row slows.
+def _tuples(conn: Connection) -> Cursor:
+    # Plain tuples: the hot reads of a pick slice and hash every row, which Row slows.
     cur = conn.cursor()
     cur.row_factory = None
     return cur
 
 
 def memory_state(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, question_id: str
+    conn: Connection, user_id: int, bank_id: str, question_id: str
 ) -> MemoryState | None:
     """One question's memory state, or None before the first answer."""
     row = conn.execute(
@@ -81,7 +81,7 @@ def memory_state(
 
 
 def save_memory(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, question_id: str, state: MemoryState
+    conn: Connection, user_id: int, bank_id: str, question_id: str, state: MemoryState
 ) -> MemoryState:
     """Store one memory state (insert or replace); returns it as a read of the row gives it."""
     row = state.to_row()
@@ -91,16 +91,14 @@ def save_memory(
     return _parsed(values)
 
 
-def review_answer(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, answer: Answer
-) -> MemoryState:
+def review_answer(conn: Connection, user_id: int, bank_id: str, answer: Answer) -> MemoryState:
     """Apply one answer to the stored memory of its question; returns the new state."""
     before = memory_state(conn, user_id, bank_id, answer.question_id)
     return review_from(conn, user_id, bank_id, answer, before)
 
 
 def review_from(
-    conn: sqlite3.Connection,
+    conn: Connection,
     user_id: int,
     bank_id: str,
     answer: Answer,
@@ -120,7 +118,7 @@ def counts_probe(before: MemoryState | None, after: MemoryState) -> bool:
     return after.probe_recall is not None and (before is None or before.probe_recall is None)
 
 
-def _count_probe(conn: sqlite3.Connection, bank_id: str, recall: float, right: bool) -> None:
+def _count_probe(conn: Connection, bank_id: str, recall: float, right: bool) -> None:
     conn.execute(
         "INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, right)"
         " VALUES (?, 1, ?, ?, ?) ON CONFLICT (bank_id) DO UPDATE SET"
@@ -152,7 +150,7 @@ def _misconception(row: tuple[object, ...]) -> MisconceptionState:
 
 
 def misconception_states(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, ids: Collection[str] | None = None
+    conn: Connection, user_id: int, bank_id: str, ids: Collection[str] | None = None
 ) -> dict[str, MisconceptionState]:
     """A learner's misconception states in a bank (only `ids` when given)."""
     sql = f"SELECT {_MIS_COLUMNS} FROM misconception_states WHERE user_id = ? AND bank_id = ?"
@@ -174,7 +172,7 @@ def _misconception_row(user_id: int, bank_id: str, s: MisconceptionState) -> tup
 
 
 def save_misconceptions(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, states: Mapping[str, MisconceptionState]
+    conn: Connection, user_id: int, bank_id: str, states: Mapping[str, MisconceptionState]
 ) -> dict[str, MisconceptionState]:
     """Store changed misconception states; returns them as a read of their rows gives them."""
     rows = [_misconception_row(user_id, bank_id, s) for s in states.values()]
@@ -190,7 +188,7 @@ def save_misconceptions(
 
 
 def update_misconceptions(
-    conn: sqlite3.Connection,
+    conn: Connection,
     user_id: int,
     bank_id: str,
     question: Question,
@@ -213,7 +211,7 @@ def update_misconceptions(
 
 
 # ---------------------------------------------------------------- exam date, preferences
-def exam_date(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dt.date | None:
+def exam_date(conn: Connection, user_id: int, bank_id: str) -> dt.date | None:
     """The learner's exam date for a bank, or None."""
     row = conn.execute(
         "SELECT exam_date FROM exam_dates WHERE user_id = ? AND bank_id = ?", (user_id, bank_id)
@@ -222,7 +220,7 @@ def exam_date(conn: sqlite3.Connection, user_id: int, bank_id: str) -> dt.date |
 
 
 def set_exam_date(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, date: dt.date | None, now: float
+    conn: Connection, user_id: int, bank_id: str, date: dt.date | None, now: float
 ) -> None:
     """Set (or, with None, clear) the learner's exam date for a bank."""
     if date is None:
@@ -246,7 +244,7 @@ class LearningPrefs:
     exam_offered: bool
 
 
-def learning_prefs(conn: sqlite3.Connection, user_id: int) -> LearningPrefs:
+def learning_prefs(conn: Connection, user_id: int) -> LearningPrefs:
     """Confidence on/off and exam-offer flag (both off for a stranger)."""
     row = conn.execute(
         "SELECT confidence, exam_offered FROM users WHERE id = ?", (user_id,)
@@ -256,7 +254,7 @@ def learning_prefs(conn: sqlite3.Connection, user_id: int) -> LearningPrefs:
     )
 
 
-def set_confidence(conn: sqlite3.Connection, user_id: int, on: bool, now: float) -> None:
+def set_confidence(conn: Connection, user_id: int, on: bool, now: float) -> None:
     """Turn the Sure/Unsure question on or off for a learner."""
     conn.execute(
         "INSERT INTO users (id, confidence, created_at, seen_at) VALUES (?, ?, ?, ?)"
@@ -265,7 +263,7 @@ def set_confidence(conn: sqlite3.Connection, user_id: int, on: bool, now: float)
     )
 
 
-def claim_exam_offer(conn: sqlite3.Connection, user_id: int) -> bool:
+def claim_exam_offer(conn: Connection, user_id: int) -> bool:
     """Mark the exam-date offer made; True only the first time (the offer is made once)."""
     cur = conn.execute(
         "UPDATE users SET exam_offered = 1 WHERE id = ? AND exam_offered = 0", (user_id,)
@@ -273,7 +271,7 @@ def claim_exam_offer(conn: sqlite3.Connection, user_id: int) -> bool:
     return cur.rowcount == 1
 
 
-def last_question(conn: sqlite3.Connection, user_id: int, bank_id: str) -> str | None:
+def last_question(conn: Connection, user_id: int, bank_id: str) -> str | None:
     """The question most recently sent to the learner in a bank."""
     row = conn.execute(
         "SELECT question_id FROM deliveries WHERE user_id = ? AND bank_id = ?"

@@ -3,15 +3,15 @@ introduced memory states and later fields of them."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 
 from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
 from bot.learning.memory import replay_all as replay_answers
 from bot.storage.learning_sql import MEMORY_COLUMNS, upsert_sql
+from bot.storage.port import Connection
 
 
-def _answers(conn: sqlite3.Connection) -> Iterator[tuple[int, str, Answer]]:
+def _answers(conn: Connection) -> Iterator[tuple[int, str, Answer]]:
     rows = conn.execute(
         "SELECT user_id, bank_id, question_id, answered_at, correct, confidence,"
         " time_to_answer_ms FROM answers ORDER BY user_id, bank_id, answered_at, id"
@@ -27,7 +27,7 @@ def _answers(conn: sqlite3.Connection) -> Iterator[tuple[int, str, Answer]]:
         yield user_id, bank_id, answer
 
 
-def replayed(conn: sqlite3.Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
+def replayed(conn: Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
     """Every learner's recorded answers in each bank, replayed into memory states."""
     key: tuple[int, str] | None = None
     batch: list[Answer] = []
@@ -41,7 +41,7 @@ def replayed(conn: sqlite3.Connection) -> Iterator[tuple[int, str, dict[str, Mem
         yield (*key, replay_answers(batch))
 
 
-def backfill_memory(conn: sqlite3.Connection) -> int:
+def backfill_memory(conn: Connection) -> int:
     """Replay every recorded answer into memory states (the migration's Python step);
     returns how many states were written. Learners keep what they have practised."""
     # Run by an early migration, before later ones added columns: write the ones there are.

@@ -5,32 +5,16 @@ from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from bot.bank.models import Question
 from bot.domain.kinds import Source
 from bot.learning.memory import Answer, from_timestamp
-from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, TopicWeight
+from bot.mock.models import Exam, ExamKind, ExamStatus, MockItem, MockSummary, TopicWeight
 from bot.mock.scoring import GradedAnswer, MockResult
 from bot.storage import learning_sql, practice_sql
-
-
-@dataclass(frozen=True, slots=True)
-class MockSummary:
-    """One past or running exam, as `/stats` lists them."""
-
-    exam_id: int
-    bank_id: str
-    kind: ExamKind
-    status: ExamStatus
-    size: int
-    started_at: float
-    finished_at: float | None
-    correct: int | None
-    percent: float | None
-    passed: bool | None
+from bot.storage.port import Connection, Row
 
 
 @functools.lru_cache(maxsize=4096)
@@ -49,34 +33,34 @@ def _text(indices: tuple[int, ...] | frozenset[int]) -> str:
     return ",".join(str(i) for i in ordered)
 
 
-def insert_exam(conn: sqlite3.Connection, exam: Exam, snapshots: Mapping[str, str]) -> int | None:
+def insert_exam(conn: Connection, exam: Exam, snapshots: Mapping[str, str]) -> int | None:
     """Store a new running exam with its question snapshots (JSON by question id); its id, or
     None when the learner already has a running exam."""
     topics = json.dumps([{"id": t.id, "name": t.name, "weight": t.weight} for t in exam.topics])
-    try:
-        cur = conn.execute(
-            "INSERT INTO mock_exams (user_id, bank_id, kind, size, seed, passing_score, topics,"
-            " current, started_at, deadline, chat_id, message_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                exam.user_id,
-                exam.bank_id,
-                exam.kind.value,
-                exam.size,
-                exam.seed,
-                exam.passing_score,
-                topics,
-                exam.current,
-                exam.started_at,
-                exam.deadline,
-                exam.chat_id,
-                exam.message_id,
-            ),
-        )
-    except sqlite3.IntegrityError:
-        return None  # the one-running-exam index: a start raced another
-    exam_id = cur.lastrowid
-    assert exam_id is not None
+    # The one-running-exam index: a start that raced another inserts nothing.
+    row = conn.execute(
+        "INSERT INTO mock_exams (user_id, bank_id, kind, size, seed, passing_score, topics,"
+        " current, started_at, deadline, chat_id, message_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING RETURNING id",
+        (
+            exam.user_id,
+            exam.bank_id,
+            exam.kind.value,
+            exam.size,
+            exam.seed,
+            exam.passing_score,
+            topics,
+            exam.current,
+            exam.started_at,
+            exam.deadline,
+            exam.chat_id,
+            exam.message_id,
+        ),
+    ).fetchone()
+    if row is None:
+        return None
+    exam_id = int(row[0])
     conn.executemany(
         "INSERT INTO mock_items (exam_id, position, question_id, topic, option_order, correct,"
         " chosen, flagged, answered_at, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -105,7 +89,7 @@ _EXAM_COLUMNS = (
 )
 
 
-def _exam(conn: sqlite3.Connection, row: sqlite3.Row) -> Exam:
+def _exam(conn: Connection, row: Row) -> Exam:
     items = tuple(
         MockItem(
             question_id=r["question_id"],
@@ -144,7 +128,7 @@ def _exam(conn: sqlite3.Connection, row: sqlite3.Row) -> Exam:
     )
 
 
-def load_exam(conn: sqlite3.Connection, exam_id: int, cached: Exam | None = None) -> Exam | None:
+def load_exam(conn: Connection, exam_id: int, cached: Exam | None = None) -> Exam | None:
     """An exam with its items (without the question snapshots), or None; `cached` is returned
     as is when the stored exam has not changed since it was read."""
     if cached is not None and cached.id == exam_id:
@@ -157,7 +141,7 @@ def load_exam(conn: sqlite3.Connection, exam_id: int, cached: Exam | None = None
     return _exam(conn, row) if row else None
 
 
-def running_exam(conn: sqlite3.Connection, user_id: int) -> Exam | None:
+def running_exam(conn: Connection, user_id: int) -> Exam | None:
     """The learner's running exam (even one past its deadline, not yet submitted), or None."""
     row = conn.execute(
         f"SELECT {_EXAM_COLUMNS} FROM mock_exams WHERE user_id = ? AND status = 'running'",
@@ -166,7 +150,7 @@ def running_exam(conn: sqlite3.Connection, user_id: int) -> Exam | None:
     return _exam(conn, row) if row else None
 
 
-def snapshot(conn: sqlite3.Connection, exam_id: int, position: int) -> str | None:
+def snapshot(conn: Connection, exam_id: int, position: int) -> str | None:
     """The question at a position, as JSON frozen when the exam started."""
     row = conn.execute(
         "SELECT snapshot FROM mock_items WHERE exam_id = ? AND position = ?", (exam_id, position)
@@ -174,7 +158,7 @@ def snapshot(conn: sqlite3.Connection, exam_id: int, position: int) -> str | Non
     return row[0] if row else None
 
 
-def snapshots(conn: sqlite3.Connection, exam_id: int) -> list[str]:
+def snapshots(conn: Connection, exam_id: int) -> list[str]:
     """Every question of an exam as JSON, in exam order."""
     return [
         r[0]
@@ -185,7 +169,7 @@ def snapshots(conn: sqlite3.Connection, exam_id: int) -> list[str]:
 
 
 def save_exam(
-    conn: sqlite3.Connection, before: Exam, after: Exam, result: MockResult | None = None
+    conn: Connection, before: Exam, after: Exam, result: MockResult | None = None
 ) -> Exam:
     """Write what a move changed (the exam's header, the items that differ, the score); returns
     `after` at its new revision."""
@@ -214,7 +198,7 @@ def save_exam(
     return replace(after, rev=before.rev + 1)
 
 
-def set_message(conn: sqlite3.Connection, exam_id: int, chat_id: int, message_id: int) -> None:
+def set_message(conn: Connection, exam_id: int, chat_id: int, message_id: int) -> None:
     """Remember the message that shows the exam (edited in place on each tap)."""
     conn.execute(
         "UPDATE mock_exams SET chat_id = ?, message_id = ?, rev = rev + 1 WHERE id = ?",
@@ -222,7 +206,7 @@ def set_message(conn: sqlite3.Connection, exam_id: int, chat_id: int, message_id
     )
 
 
-def due_exam_ids(conn: sqlite3.Connection, now: float) -> list[int]:
+def due_exam_ids(conn: Connection, now: float) -> list[int]:
     """Running exams whose deadline has passed, earliest first."""
     return [
         r[0]
@@ -234,13 +218,13 @@ def due_exam_ids(conn: sqlite3.Connection, now: float) -> list[int]:
     ]
 
 
-def next_deadline(conn: sqlite3.Connection) -> float | None:
+def next_deadline(conn: Connection) -> float | None:
     """The earliest deadline of a running exam (when the auto-submit job should wake)."""
     row = conn.execute("SELECT MIN(deadline) FROM mock_exams WHERE status = 'running'").fetchone()
     return row[0] if row else None
 
 
-def mocked_question_ids(conn: sqlite3.Connection, user_id: int, bank_id: str) -> set[str]:
+def mocked_question_ids(conn: Connection, user_id: int, bank_id: str) -> set[str]:
     """Questions this learner met in earlier mock exams of a bank."""
     return {
         r[0]
@@ -253,7 +237,7 @@ def mocked_question_ids(conn: sqlite3.Connection, user_id: int, bank_id: str) ->
 
 
 def last_mocks(
-    conn: sqlite3.Connection, user_id: int, bank_id: str | None = None, limit: int = 5
+    conn: Connection, user_id: int, bank_id: str | None = None, limit: int = 5
 ) -> list[MockSummary]:
     """A learner's latest exams (abandoned ones too), newest first."""
     rows = conn.execute(
@@ -280,7 +264,7 @@ def last_mocks(
 
 
 def record_graded_answers(
-    conn: sqlite3.Connection,
+    conn: Connection,
     exam: Exam,
     graded: tuple[GradedAnswer, ...],
     default_timezone: str = "UTC",

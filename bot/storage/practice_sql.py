@@ -1,10 +1,9 @@
 """SQL of the practice loop: users, deliveries and answers. Plain sync functions on a connection,
 run by `Database.write`/`read` so that each service call is one transaction in one round trip.
-They return frozen dataclasses, never `sqlite3.Row`."""
+They return frozen dataclasses, never `Row`."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from bot.domain.grading import decode_choice
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import Learner
 from bot.storage import summaries
+from bot.storage.port import Connection
 from bot.storage.summaries import UNREAD, Unread
 
 
@@ -71,9 +71,7 @@ class BankTotal:
     correct: int
 
 
-def upsert_user(
-    conn: sqlite3.Connection, user: Learner, now: float, started: bool = False
-) -> None:
+def upsert_user(conn: Connection, user: Learner, now: float, started: bool = False) -> None:
     """Create or refresh a user row (name changes follow the user)."""
     conn.execute(
         _UPSERT_USER,
@@ -90,15 +88,13 @@ _UPSERT_USER = (
 )
 
 
-def upsert_user_prefs(conn: sqlite3.Connection, user: Learner, now: float) -> UserPrefs:
+def upsert_user_prefs(conn: Connection, user: Learner, now: float) -> UserPrefs:
     """`upsert_user`, returning the user's chosen bank, topic and timezone (`user_prefs`)
     from the same statement."""
     return upsert_user_settings(conn, user, now)[0]
 
 
-def upsert_user_settings(
-    conn: sqlite3.Connection, user: Learner, now: float
-) -> tuple[UserPrefs, bool]:
+def upsert_user_settings(conn: Connection, user: Learner, now: float) -> tuple[UserPrefs, bool]:
     """`upsert_user_prefs`, and whether Sure/Unsure is asked (`learning_sql.learning_prefs`)."""
     rows = conn.execute(
         _UPSERT_USER + " RETURNING bank_id, topic, timezone, confidence",
@@ -109,7 +105,7 @@ def upsert_user_settings(
 
 
 def upsert_chat(
-    conn: sqlite3.Connection, chat_id: int, chat_type: str, title: str | None, now: float
+    conn: Connection, chat_id: int, chat_type: str, title: str | None, now: float
 ) -> None:
     """Create or refresh a chat row; a chat we hear from is active again."""
     conn.execute(
@@ -127,7 +123,7 @@ class UserPrefs:
     timezone: str | None
 
 
-def user_prefs(conn: sqlite3.Connection, user_id: int) -> UserPrefs:
+def user_prefs(conn: Connection, user_id: int) -> UserPrefs:
     """A user's chosen bank, topic and timezone (all None for a stranger)."""
     row = conn.execute(
         "SELECT bank_id, topic, timezone FROM users WHERE id = ?", (user_id,)
@@ -137,7 +133,7 @@ def user_prefs(conn: sqlite3.Connection, user_id: int) -> UserPrefs:
     return UserPrefs(row[0], row[1], row[2])
 
 
-def set_user_timezone(conn: sqlite3.Connection, user_id: int, timezone: str, now: float) -> None:
+def set_user_timezone(conn: Connection, user_id: int, timezone: str, now: float) -> None:
     """Remember a user's IANA zone (streaks, the daily push)."""
     conn.execute(
         "INSERT INTO users (id, timezone, created_at, seen_at) VALUES (?, ?, ?, ?)"
@@ -147,7 +143,7 @@ def set_user_timezone(conn: sqlite3.Connection, user_id: int, timezone: str, now
 
 
 def set_user_topic(
-    conn: sqlite3.Connection, user_id: int, bank_id: str, topic: str | None, now: float
+    conn: Connection, user_id: int, bank_id: str, topic: str | None, now: float
 ) -> None:
     """Remember a user's bank and topic (None: all topics)."""
     conn.execute(
@@ -158,7 +154,7 @@ def set_user_topic(
 
 
 def insert_delivery(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     chat_id: int,
     user_id: int | None,
@@ -174,7 +170,8 @@ def insert_delivery(
     """A new delivery row (message id comes later, once Telegram accepted it)."""
     cur = conn.execute(
         "INSERT INTO deliveries (chat_id, user_id, bank_id, question_id, source, sent_at,"
-        " closes_at, option_order, version, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " closes_at, option_order, version, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING id",
         (
             chat_id,
             user_id,
@@ -188,11 +185,10 @@ def insert_delivery(
             token,
         ),
     )
-    assert cur.lastrowid is not None
-    return cur.lastrowid
+    return int(cur.fetchone()[0])
 
 
-def set_delivery_message(conn: sqlite3.Connection, delivery_id: int, message_id: int) -> None:
+def set_delivery_message(conn: Connection, delivery_id: int, message_id: int) -> None:
     conn.execute("UPDATE deliveries SET message_id = ? WHERE id = ?", (message_id, delivery_id))
 
 
@@ -202,7 +198,7 @@ DELIVERY_COLUMNS = (
 )  # fmt: skip
 
 
-def delivery_record(conn: sqlite3.Connection, delivery_id: int) -> DeliveryRecord | None:
+def delivery_record(conn: Connection, delivery_id: int) -> DeliveryRecord | None:
     """One delivery, or None."""
     row = conn.execute(
         f"SELECT {', '.join(DELIVERY_COLUMNS)} FROM deliveries WHERE id = ?", (delivery_id,)
@@ -221,7 +217,7 @@ def delivery_of_row(row: Sequence[Any]) -> DeliveryRecord:
 
 
 def insert_answer(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     delivery: DeliveryRecord,
     user_id: int,
@@ -273,9 +269,7 @@ def insert_answer(
     return True
 
 
-def existing_answer(
-    conn: sqlite3.Connection, delivery_id: int, user_id: int
-) -> AnswerRecord | None:
+def existing_answer(conn: Connection, delivery_id: int, user_id: int) -> AnswerRecord | None:
     """The answer this user gave to this delivery, or None."""
     row = conn.execute(
         "SELECT chosen, correct FROM answers WHERE delivery_id = ? AND user_id = ?",
@@ -284,12 +278,12 @@ def existing_answer(
     return None if row is None else AnswerRecord(decode_choice(row[0]), bool(row[1]))
 
 
-def answer_count(conn: sqlite3.Connection, delivery_id: int) -> int:
+def answer_count(conn: Connection, delivery_id: int) -> int:
     row = conn.execute("SELECT COUNT(*) FROM answers WHERE delivery_id = ?", (delivery_id,))
     return int(row.fetchone()[0])
 
 
-def pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> str:
+def pending_choice(conn: Connection, delivery_id: int, user_id: int) -> str:
     row = conn.execute(
         "SELECT chosen FROM pending_choices WHERE delivery_id = ? AND user_id = ?",
         (delivery_id, user_id),
@@ -297,9 +291,7 @@ def pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> 
     return str(row[0]) if row else ""
 
 
-def set_pending_choice(
-    conn: sqlite3.Connection, delivery_id: int, user_id: int, chosen: str
-) -> None:
+def set_pending_choice(conn: Connection, delivery_id: int, user_id: int, chosen: str) -> None:
     conn.execute(
         "INSERT INTO pending_choices (delivery_id, user_id, chosen) VALUES (?, ?, ?)"
         " ON CONFLICT (delivery_id, user_id) DO UPDATE SET chosen = excluded.chosen",
@@ -307,13 +299,13 @@ def set_pending_choice(
     )
 
 
-def clear_pending_choice(conn: sqlite3.Connection, delivery_id: int, user_id: int) -> None:
+def clear_pending_choice(conn: Connection, delivery_id: int, user_id: int) -> None:
     conn.execute(
         "DELETE FROM pending_choices WHERE delivery_id = ? AND user_id = ?", (delivery_id, user_id)
     )
 
 
-def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[TopicTotal]:
+def topic_totals(conn: Connection, user_id: int, bank_id: str) -> list[TopicTotal]:
     """A user's answers per topic of one bank, by topic id (from the summary: O(topics))."""
     rows = conn.execute(
         "SELECT topic, answered, correct FROM learner_topics"
@@ -323,7 +315,7 @@ def topic_totals(conn: sqlite3.Connection, user_id: int, bank_id: str) -> list[T
     return [TopicTotal(topic, answered, correct) for topic, answered, correct in rows]
 
 
-def bank_totals(conn: sqlite3.Connection, user_id: int) -> list[BankTotal]:
+def bank_totals(conn: Connection, user_id: int) -> list[BankTotal]:
     """A user's answers per bank (exam), by bank id (from the summary: O(topics))."""
     rows = conn.execute(
         "SELECT bank_id, SUM(answered), SUM(correct) FROM learner_topics"

@@ -3,14 +3,14 @@ dead, and renewing a live owner's leases (see push_log for the life of a row).""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from bot.domain.push_retry import MAX_ATTEMPTS, retry_delay
+from bot.storage.port import Connection
 
 
 def recover_expired(
-    conn: sqlite3.Connection,
+    conn: Connection,
     now: float,
     grace_s: float,
     dead_owners: Sequence[str] = (),
@@ -46,7 +46,7 @@ def recover_expired(
     return len(rows)
 
 
-def sending_owners(conn: sqlite3.Connection) -> list[str]:
+def sending_owners(conn: Connection) -> list[str]:
     """Owners of rows in flight (a handful: the claim windows of the running processes)."""
     rows = conn.execute(
         "SELECT DISTINCT owner FROM push_log WHERE state = 'sending' AND lease_until IS NOT NULL"
@@ -54,7 +54,7 @@ def sending_owners(conn: sqlite3.Connection) -> list[str]:
     return [str(r[0]) for r in rows if r[0] is not None]
 
 
-def renew(conn: sqlite3.Connection, owner: str, lease_until: float) -> int:
+def renew(conn: Connection, owner: str, lease_until: float) -> int:
     """Extend the lease of every row `owner` has in flight; returns how many."""
     return conn.execute(
         "UPDATE push_log SET lease_until = ? WHERE state = 'sending' AND owner = ?"

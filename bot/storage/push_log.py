@@ -14,13 +14,13 @@ once the next try would come later than the grace after its due time.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.domain import due, zones
 from bot.domain.kinds import ChatKind, PushState
 from bot.domain.push_retry import MAX_ATTEMPTS, retry_delay
+from bot.storage.port import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +77,11 @@ class Outcome:
 
 KINDS = frozenset(ChatKind)
 # Picks a question for a due chat and records its delivery: (delivery_id, bank_id, question_id).
-Picker = Callable[[sqlite3.Connection, DueRow, float], tuple[int, str, str] | None]
+Picker = Callable[[Connection, DueRow, float], tuple[int, str, str] | None]
 
 
 def upsert_subscription(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     chat_id: int,
     user_id: int | None,
@@ -114,7 +114,7 @@ def upsert_subscription(
     return nxt
 
 
-def deactivate(conn: sqlite3.Connection, chat_id: int, now: float) -> bool:
+def deactivate(conn: Connection, chat_id: int, now: float) -> bool:
     """Unsubscribe; False if there was no active subscription."""
     cur = conn.execute(
         "UPDATE subscriptions SET active = 0, updated_at = ? WHERE chat_id = ? AND active = 1",
@@ -123,7 +123,7 @@ def deactivate(conn: sqlite3.Connection, chat_id: int, now: float) -> bool:
     return cur.rowcount > 0
 
 
-def subscription(conn: sqlite3.Connection, chat_id: int) -> Subscription | None:
+def subscription(conn: Connection, chat_id: int) -> Subscription | None:
     """The chat's subscription (active or not), or None."""
     row = conn.execute(
         "SELECT chat_id, user_id, kind, local_time, timezone, active, next_due_at"
@@ -135,7 +135,7 @@ def subscription(conn: sqlite3.Connection, chat_id: int) -> Subscription | None:
     return Subscription(row[0], row[1], ChatKind(row[2]), row[3], row[4], bool(row[5]), row[6])
 
 
-def materialize_due(conn: sqlite3.Connection, now: float, grace_s: float, limit: int) -> int:
+def materialize_due(conn: Connection, now: float, grace_s: float, limit: int) -> int:
     """Turn up to `limit` due subscriptions into log rows and move them to their next push."""
     rows = conn.execute(
         "SELECT chat_id, local_time, timezone FROM subscriptions"
@@ -185,7 +185,7 @@ def _plan(
     return occ, due.is_late(occ, now, grace_s), due.next_due(local_time, tz, now)
 
 
-def skip_late(conn: sqlite3.Connection, now: float, grace_s: float) -> int:
+def skip_late(conn: Connection, now: float, grace_s: float) -> int:
     """Pending rows more than the grace late (the bot was down) are skipped for the day; rows
     already tried (waiting in backoff, or cut off by a crash) are failed with their last error."""
     cur = conn.execute(
@@ -200,7 +200,7 @@ def skip_late(conn: sqlite3.Connection, now: float, grace_s: float) -> int:
 
 
 def claim(
-    conn: sqlite3.Connection,
+    conn: Connection,
     now: float,
     limit: int,
     pick: Picker,
@@ -269,9 +269,7 @@ def claim(
     return claims
 
 
-def record(
-    conn: sqlite3.Connection, outcomes: Iterable[Outcome], now: float, grace_s: float
-) -> None:
+def record(conn: Connection, outcomes: Iterable[Outcome], now: float, grace_s: float) -> None:
     """Store the outcome of each send: message ids, inactive chats, retries (with backoff)."""
     finals: list[tuple[str, float, str | None, int]] = []
     retries: list[tuple[float, float, str | None, int]] = []
@@ -315,7 +313,7 @@ def record(
     conn.executemany("UPDATE chats SET active = 0, updated_at = ? WHERE id = ?", blocked)
 
 
-def next_wake(conn: sqlite3.Connection) -> float | None:
+def next_wake(conn: Connection) -> float | None:
     """The earliest instant a subscription falls due or a pending row is ready (backoff over).
 
     A pending row that is ready already (a run stopped claiming early) gives an instant in the
@@ -330,7 +328,7 @@ def next_wake(conn: sqlite3.Connection) -> float | None:
     return None if row is None or row[0] is None else float(row[0])
 
 
-def push_counts(conn: sqlite3.Connection, since: float) -> dict[str, int]:
+def push_counts(conn: Connection, since: float) -> dict[str, int]:
     """Log rows by state for pushes due since `since`."""
     rows = conn.execute(
         "SELECT state, COUNT(*) FROM push_log WHERE due_at >= ? GROUP BY state", (since,)
@@ -338,9 +336,7 @@ def push_counts(conn: sqlite3.Connection, since: float) -> dict[str, int]:
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def subscriber_counts(
-    conn: sqlite3.Connection, now: float, horizon: float
-) -> tuple[int, int, int]:
+def subscriber_counts(conn: Connection, now: float, horizon: float) -> tuple[int, int, int]:
     """(active, inactive, due within `horizon` seconds) subscriptions."""
     # Three range counts on subscriptions_by_active, never a scan of the table.
     row = conn.execute(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from bot.storage.port import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +15,7 @@ class Peak:
     subscribers: int
 
 
-def peak_due(conn: sqlite3.Connection) -> Peak | None:
+def peak_due(conn: Connection) -> Peak | None:
     """The instant most active subscriptions fall due at next (None without subscribers).
 
     Read from the subscriptions_due index alone (a covering scan, no table lookups): run at

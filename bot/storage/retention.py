@@ -8,16 +8,15 @@ leaderboards) are counts kept beside the answers and stay as they are.
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.storage.bot_status import read_status, set_status
+from bot.storage.port import Connection
 
 # The deliveries walk resumes where the last batch stopped: answered deliveries stay forever,
 # and walking them again from the first id every day would grow with history.
 CURSOR_KEY = "retention_deliveries_after"
 
 
-def prune_push_log(conn: sqlite3.Connection, before: float, limit: int) -> int:
+def prune_push_log(conn: Connection, before: float, limit: int) -> int:
     """Delete up to `limit` finished push log rows due before `before`."""
     cur = conn.execute(
         "DELETE FROM push_log WHERE id IN (SELECT id FROM push_log WHERE due_at < ?"
@@ -27,7 +26,7 @@ def prune_push_log(conn: sqlite3.Connection, before: float, limit: int) -> int:
     return cur.rowcount
 
 
-def prune_unanswered(conn: sqlite3.Connection, before: float, limit: int, now: float) -> int:
+def prune_unanswered(conn: Connection, before: float, limit: int, now: float) -> int:
     """Walk up to `limit` deliveries older than `before` (by id, from the saved cursor) and
     delete those nobody answered and the push log no longer names; -1 once the walk is done."""
     after = int(read_status(conn).get(CURSOR_KEY, "0"))
@@ -49,7 +48,7 @@ def prune_unanswered(conn: sqlite3.Connection, before: float, limit: int, now: f
     return -1 if done else len(old)
 
 
-def prune_answers(conn: sqlite3.Connection, before: float, limit: int) -> int:
+def prune_answers(conn: Connection, before: float, limit: int) -> int:
     """Delete up to `limit` of the oldest answers given before `before` (in id order, the
     order they were written), and their deliveries once no answer or push names them."""
     rows = conn.execute(

@@ -7,7 +7,6 @@ learner's latest run of days (migration 0012) follows learner_days by triggers.
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from collections import defaultdict
 from enum import Enum, auto
 from functools import lru_cache
@@ -23,6 +22,7 @@ from bot.domain.streaks import (
     streak_of_days,
     streak_of_run,
 )
+from bot.storage.port import Connection
 
 ALL_TIME = ""  # member_totals.week of the all-time rows
 # Zone offsets and DST switches fall on quarter hours, so answers in one quarter hour share
@@ -46,7 +46,7 @@ _day_key = lru_cache(maxsize=1024)(day_key)
 
 
 def add_answer(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     user_id: int,
     chat_id: int,
@@ -89,7 +89,7 @@ def add_answer(
     )
 
 
-def streak(conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
+def streak(conn: Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
     """The learner's current streak of days: O(1) from their latest run (learner_runs)."""
     row = conn.execute(
         "SELECT run_start, run_end FROM learner_runs WHERE user_id = ?", (user_id,)
@@ -100,7 +100,7 @@ def streak(conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo) -
     return days if days is not None else walked_streak(conn, user_id, now, zone)
 
 
-def walked_streak(conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
+def walked_streak(conn: Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
     """The streak read from the days themselves, newest first up to a gap: O(days in the
     streak). Only for a run that lies wholly after today (a zone that moved back a day)."""
     cursor = conn.execute(
@@ -110,9 +110,7 @@ def walked_streak(conn: sqlite3.Connection, user_id: int, now: float, zone: Zone
     return streak_of_days((r[0] for r in cursor), now, zone)
 
 
-def streak_with_freezes(
-    conn: sqlite3.Connection, user_id: int, now: float, zone: ZoneInfo
-) -> Streak:
+def streak_with_freezes(conn: Connection, user_id: int, now: float, zone: ZoneInfo) -> Streak:
     """The /stats streak, a missed day a week forgiven: O(1) from the latest run unless the
     learner answered two days before it starts (a freeze may join the runs), then walked."""
     row = conn.execute(
@@ -133,7 +131,7 @@ def streak_with_freezes(
     return freeze_streak((r[0] for r in cursor), now, zone)
 
 
-def standings(conn: sqlite3.Connection, chat_id: int, week: str, limit: int) -> list[Standing]:
+def standings(conn: Connection, chat_id: int, week: str, limit: int) -> list[Standing]:
     """The best `limit` members of a chat in one week (or ALL_TIME): O(members)."""
     rows = conn.execute(
         "SELECT m.user_id, COALESCE(u.first_name, ''), m.answered, m.correct FROM"
@@ -147,7 +145,7 @@ def standings(conn: sqlite3.Connection, chat_id: int, week: str, limit: int) -> 
     return [Standing(uid, name, answered, correct) for uid, name, answered, correct in rows]
 
 
-def merge_chat(conn: sqlite3.Connection, old_id: int, new_id: int) -> None:
+def merge_chat(conn: Connection, old_id: int, new_id: int) -> None:
     """A group's totals follow it to its supergroup id, added to any the new id has."""
     conn.execute(
         "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
@@ -163,7 +161,7 @@ def merge_chat(conn: sqlite3.Connection, old_id: int, new_id: int) -> None:
     conn.execute("DELETE FROM member_totals WHERE chat_id = ?", (old_id,))
 
 
-def backfill(conn: sqlite3.Connection, default_timezone: str) -> None:
+def backfill(conn: Connection, default_timezone: str) -> None:
     """Fill learner_days and the weekly member_totals from existing answers (migration 0010).
 
     Answers are grouped by quarter hour in SQL; Python turns each bucket into a local day or

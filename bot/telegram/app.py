@@ -26,7 +26,7 @@ from bot.practice.mock_service import MockService
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService, push_rate, push_window
-from bot.storage.db import Database
+from bot.storage.factory import open_database
 from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
@@ -91,7 +91,7 @@ def build_application(
         return bot
 
     async def post_init(app: QuizApp) -> None:
-        db = Database(settings.db, default_timezone=settings.default_timezone)
+        db = open_database(settings.db, default_timezone=settings.default_timezone)
         await db.open()
         practice = PracticeService(
             db, catalog, clock=clock, rng=rng, default_timezone=settings.default_timezone

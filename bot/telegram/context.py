@@ -16,7 +16,7 @@ from bot.practice.mock_service import MockService
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
-from bot.storage.db import Database
+from bot.storage.port import Store
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.throttle import EditThrottle
@@ -27,7 +27,7 @@ class Services:
     """Created in post_init, closed in post_shutdown."""
 
     settings: Settings
-    db: Database
+    db: Store
     catalog: Catalog
     clock: Clock
     practice: PracticeService

@@ -14,7 +14,7 @@ from telegram.ext import CallbackContext, JobQueue
 from bot.practice.clock import Clock
 from bot.schedule import retention
 from bot.schedule.push import PushService
-from bot.storage.db import Database
+from bot.storage.port import Store
 
 TICK_S = 30.0
 TICK_JOB = "daily-push-tick"
@@ -49,7 +49,7 @@ def schedule(job_queue: JobQueue[Any], push: PushService) -> None:
 
 
 def schedule_retention(
-    job_queue: JobQueue[Any], db: Database, clock: Clock, answer_days: int | None
+    job_queue: JobQueue[Any], db: Store, clock: Clock, answer_days: int | None
 ) -> None:
     """Prune old rows once a day (bot/schedule/retention.py), first 10 minutes after start."""
 

@@ -28,9 +28,9 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage import practice_sql as sql
-from bot.storage.checkpoints import WalPolicy, configure_writer
-from bot.storage.db import Database, connect_sync, run_batch, run_transaction
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite.checkpoints import WalPolicy, configure_writer
+from bot.storage.sqlite.database import Database, connect_sync, run_batch, run_transaction
+from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.bench_answers import TOKEN4, shown
 
 N = 5_000

@@ -3,9 +3,8 @@
 `python -m tests.bench bank`. Every measurement runs in a fresh process, so every rep pays
 what a start pays (no warm import or allocator state), and the variants are interleaved
 (A B C ..., A B C ...) against a noisy machine; figures are min / median / max over reps,
-wall time and CPU time (user + system) of the process and of the helper it may start to
-parse on a second core (so CPU can exceed wall), and the loading process's own CPU time: on a
-quiet two-core machine a cold load's wall time is close to it.
+wall time and CPU time (user + system) of the loading process: on a quiet machine a cold
+load's wall time is close to its CPU time.
 
 1. Load and validate (`load_banks`): without the cache, the first start (parses, writes the
    cache), a warm start (cache in place), and a warm start after one file was edited.
@@ -54,9 +53,6 @@ import gc, json, resource, sys, time
 from pathlib import Path
 from bot.bank.loader import load_banks
 bank, cache, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-if sys.argv[4] == "one":
-    from bot.bank import workers
-    workers.PARALLEL_MIN_FILES = 10**9  # parse in this process only
 def children():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -125,7 +121,6 @@ class Variant:
     root: Path  # the checkout whose code runs
     cache: Path | None
     before: Callable[[], None] = lambda: None
-    one_process: bool = False  # no helper process for the parse
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     main: list[float] = field(default_factory=list)  # CPU of the loading process alone
@@ -148,7 +143,6 @@ def load_once(variant: Variant, bank: Path) -> None:
             str(bank),
             str(variant.cache or ""),
             str(QUESTIONS),
-            "one" if variant.one_process else "any",
         ],
         env=env_for(variant.root),
         cwd=bank.parent,
@@ -246,7 +240,6 @@ def main() -> None:
 
         loads = [
             *([Variant("A base, parse", Path(base), None)] if base else []),
-            Variant("B no cache, one process", HERE, None, one_process=True),
             Variant("B no cache, parse", HERE, None),
             Variant(
                 "B first start: parse, write cache",

@@ -41,7 +41,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.storage import summaries
-from bot.storage.db import Database
+from bot.storage.sqlite.database import Database
 from tests.bench import gen_history as gen
 
 REPS = int(os.environ.get("HIST_REPS", "3"))

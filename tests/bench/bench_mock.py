@@ -21,7 +21,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.mock_models import MockStatus
 from bot.practice.mock_service import MockService
 from bot.practice.service import PracticeService
-from bot.storage.db import Database
+from bot.storage.sqlite.database import Database
 from tests.mock_bank import bank, q
 
 QUESTIONS = 60

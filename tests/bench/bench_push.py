@@ -40,10 +40,10 @@ from bot.domain import due, zones
 from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule.push import PushService
-from bot.storage import db as db_module
 from bot.storage import push_log
-from bot.storage.db import connect_sync
-from bot.storage.migrations import apply_migrations
+from bot.storage.sqlite import database as db_module
+from bot.storage.sqlite.database import connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from bot.telegram.app import build_application
 from bot.telegram.context import QuizApp, Services
 from bot.telegram.outbound.push_courier import TelegramCourier

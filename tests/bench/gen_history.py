@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bot.bank.loader import load_banks
 from bot.config import BUNDLED_QUESTIONS
-from bot.storage.migrations import applied, available
+from bot.storage.sqlite.migrations import applied, available
 
 VERSION = 1
 END = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC).timestamp()  # the bench's "now"

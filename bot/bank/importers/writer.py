@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from bot.bank import fastyaml
+from bot.bank import yaml_load
 from bot.bank.importers.common import Draft, ImportIssue, question_id, slugify, validate
 from bot.bank.importers.yaml_writer import dump, question_document
 from bot.bank.loader import BANK_FILE, question_files
@@ -76,7 +76,7 @@ class _BankFile:
             (n for n, line in enumerate(text.splitlines(), 1) if re.match(r"id\s*:", line)), None
         )
         self.generated = not self.exists or GENERATED_MARK in text
-        loaded = fastyaml.load(text) if text else None
+        loaded = yaml_load.load(text) if text else None
         self.data: dict[str, Any] = loaded if isinstance(loaded, dict) else {}
         topics = self.data.get("topics")
         self.topics: list[dict[str, Any]] = [
@@ -136,7 +136,7 @@ def _existing_ids(out_dir: Path) -> dict[str, Path]:
     ids: dict[str, Path] = {}
     for path in question_files(out_dir) if out_dir.is_dir() else []:
         try:
-            data = fastyaml.load(path.read_bytes())
+            data = yaml_load.load(path.read_bytes())
         except (OSError, yaml.YAMLError):
             continue
         if isinstance(data, dict) and isinstance(data.get("id"), str):

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from bot.bank import fastyaml
+from bot.bank import yaml_load
 from bot.bank.models import Question
 
 WIDTH = 96
@@ -58,7 +58,7 @@ def dump(data: Mapping[str, Any], header: str = "") -> str:
 
 def _loads_back(text: str, data: Mapping[str, Any]) -> bool:
     try:
-        return bool(fastyaml.load(text) == data)
+        return bool(yaml_load.load(text) == data)
     except yaml.YAMLError:
         return False
 

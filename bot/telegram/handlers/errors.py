@@ -7,7 +7,7 @@ import logging
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.storage.db import DatabaseBusy
+from bot.storage.port import DatabaseBusy
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
 from bot.telegram.outbound.send import Deferred

@@ -6,9 +6,8 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 from bot.domain.models import Stats
-from bot.mock.models import ExamStatus
+from bot.mock.models import ExamStatus, MockSummary
 from bot.practice.readiness_service import ReadinessReport
-from bot.storage.mock_sql import MockSummary
 from bot.telegram.views import mock_texts, render
 from bot.telegram.views.render import esc
 

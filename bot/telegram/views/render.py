@@ -59,11 +59,6 @@ def question_text(bank: Bank, question: Question) -> str:
     return "\n".join(lines)
 
 
-def verdict_line(question: Question, correct: bool) -> str:
-    """One line: right or wrong, and the right answer when wrong."""
-    return _verdict_line(letters(question.correct_indices), correct)
-
-
 def _verdict_line(right: str, correct: bool) -> str:
     if correct:
         return "✅ <b>Correct!</b>"

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from bot.storage.checkpoints import restart_wal
+from bot.storage.sqlite.checkpoints import restart_wal
 
 T = TypeVar("T")
 

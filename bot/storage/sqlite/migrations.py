@@ -1,4 +1,5 @@
-"""Versioned schema migrations: `bot/storage/sql/NNNN_name.sql`, applied in order, once each."""
+"""Versioned schema migrations: `schema/NNNN_name.sql` beside this module, applied in order, once
+each."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 from bot.storage import forgetting_sql, summaries
 from bot.storage.memory_backfill import backfill_memory
 
-SQL_PACKAGE = "bot.storage"
-SQL_DIR = "sql"
+SQL_PACKAGE = "bot.storage.sqlite"
+SQL_DIR = "schema"
 
 
 def available() -> list[tuple[str, str]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from bot.storage.checkpoints import WalKeeper
+from bot.storage.sqlite.checkpoints import WalKeeper
 
 RATES_KEPT = 3
 

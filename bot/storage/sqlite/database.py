@@ -1,19 +1,14 @@
-"""The bot's SQLite store: one writer, and read connections beside it (WAL).
+"""The bot's SQLite store: one writer, and read connections beside it (WAL), all aiosqlite.
 
-Writes: one connection on one thread of its own (a single-worker executor), as datasette's
-database.py does: we hand that thread a whole transaction as a plain sync function
-(`fn(conn)`), so a transaction never interleaves with another and each costs one round trip
-to the thread. That round trip (tens of µs) dominates the cost of an answer, hence the group
-commit below. The writer is not an aiosqlite connection because aiosqlite has no public call
-that runs a function on its thread: a read-then-write transaction (grade, insert, count) would
-cost one round trip per statement instead of one per transaction.
+Writes: one aiosqlite connection, whose thread gets each transaction whole as a plain sync
+function (`fn(conn)`, handed over by `aio.run`), so a transaction never interleaves with another
+and each costs one round trip to the thread. That round trip dominates the cost of an answer,
+hence the group commit below.
 
 Reads never queue behind writes, nor writes behind reads: in WAL mode readers see the last
 committed snapshot while the writer works. `read(fn)` runs a multi-statement read (a /stats, a
-leaderboard) inside one read transaction on a small pool of reader threads, each with its own
-connection, again one round trip: aiosqlite would need one per statement and cannot hold a
-snapshot across Python code between them. Single queries (`fetchall`, `fetchone`) go through
-an aiosqlite connection (`execute_fetchall`: one round trip per query).
+leaderboard) inside one read transaction on a small pool of reader connections (`readers.py`),
+again one round trip; single queries (`fetchall`, `fetchone`) take a reader too.
 
 Checkpoints stay off the writer too (`checkpoints.py`): a thread of their own copies the WAL
 into the database file, so no COMMIT of a learner's write waits for a checkpoint's syncs.
@@ -22,22 +17,25 @@ into the database file, so no COMMIT of a learner's write waits for a checkpoint
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import sqlite3
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
-from bot.storage.migrations import apply_migrations
-from bot.storage.transactions import catch_up_wal as catch_up_wal
-from bot.storage.transactions import run_batch as run_batch
-from bot.storage.transactions import run_transaction as run_transaction
+from bot.storage.port import DatabaseBusy, DatabaseUnavailable, StorageError
+from bot.storage.sqlite import aio
+from bot.storage.sqlite.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
+from bot.storage.sqlite.migrations import apply_migrations
+from bot.storage.sqlite.readers import ReaderPool
+from bot.storage.sqlite.transactions import catch_up_wal as catch_up_wal
+from bot.storage.sqlite.transactions import run_batch as run_batch
+from bot.storage.sqlite.transactions import run_transaction as run_transaction
+from bot.storage.sqlite.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,21 +44,18 @@ T = TypeVar("T")
 READERS = 2
 
 
-class DatabaseUnavailable(Exception):
-    """The database file cannot be opened or brought up to date; str() is one line for the
-    operator naming the file and the cause."""
-
-
-class DatabaseBusy(sqlite3.OperationalError):
-    """Another connection held the write lock for longer than the busy timeout (5 s): the
-    write did not happen. Callers that face a user say "busy, try again"."""
-
-
 def _busy(err: BaseException) -> bool:
     text = str(err)
     return isinstance(err, sqlite3.OperationalError) and (
         "database is locked" in text or "database is busy" in text
     )
+
+
+def storage_error(err: sqlite3.Error) -> StorageError:
+    """The port's error for a driver's (the driver's error stays its __cause__)."""
+    if _busy(err):
+        return DatabaseBusy(f"write lock held elsewhere: {err}")
+    return StorageError(str(err) or type(err).__name__)
 
 
 def open_failure(path: Path, err: BaseException) -> DatabaseUnavailable:
@@ -97,6 +92,27 @@ def prepare(path: Path | str, default_timezone: str = "UTC") -> list[str]:
     finally:
         if conn is not None:
             conn.close()
+
+
+@contextlib.contextmanager
+def read_only(path: Path | str, timeout_s: float = 5.0) -> Iterator[sqlite3.Connection]:
+    """A read-only connection of its own (a report, a health check), so a long read never
+    holds up the bot's writes; StorageError when the file cannot be read. No file is created:
+    connecting to a missing path would make an empty database."""
+    db = Path(path)
+    try:
+        conn = sqlite3.connect(
+            f"{db.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, timeout=timeout_s
+        )
+    except sqlite3.Error as err:
+        raise storage_error(err) from err
+    try:
+        conn.row_factory = sqlite3.Row
+        yield conn
+    except sqlite3.Error as err:
+        raise storage_error(err) from err
+    finally:
+        conn.close()
 
 
 def configure(conn: sqlite3.Connection) -> None:
@@ -136,26 +152,18 @@ class Database:
         self.default_timezone = default_timezone  # for backfills of per-zone summaries
         self.wal_policy = wal or WalPolicy()
         self.wal: WalKeeper | None = None
-        self._conn: sqlite3.Connection | None = None
-        self._thread: ThreadPoolExecutor | None = None
+        self._writer: aiosqlite.Connection | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
-        self._readers: ThreadPoolExecutor | None = None
-        self._reader_conns: list[sqlite3.Connection] = []
-        self._reader_lock = threading.Lock()
-        self._local = threading.local()
-        self._aio: aiosqlite.Connection | None = None
+        self._readers: ReaderPool | None = None
 
     async def open(self) -> None:
         """Connect, set pragmas and bring the schema up to date; DatabaseUnavailable if the
         file cannot be used (the connection and its thread are closed again first)."""
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-db")
-        loop = asyncio.get_running_loop()
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Connected on its own thread: every later call runs there too.
-            self._conn = await loop.run_in_executor(self._thread, connect_sync, self.path)
+            self._writer = await aio.connect(self.path, configure)
             applied = await self.call(
                 functools.partial(apply_migrations, default_timezone=self.default_timezone)
             )
@@ -172,11 +180,7 @@ class Database:
             await self.call(functools.partial(run_transaction, fn=restart_wal))
         except sqlite3.OperationalError:  # the write lock held elsewhere: a learner's then
             log.debug("database %s: no WAL warm-up write", self.path, exc_info=True)
-        self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="quizbot-read")
-        self._aio = await aiosqlite.connect(self.path)
-        self._aio.row_factory = sqlite3.Row
-        for pragma in ("foreign_keys=ON", "busy_timeout=5000", "query_only=ON"):
-            await self._aio.execute(f"PRAGMA {pragma}")
+        self._readers = await ReaderPool.open(self.path, READERS, configure)
         self.wal = WalKeeper(
             functools.partial(connect_sync, self.path),
             self.wal_policy,
@@ -192,23 +196,12 @@ class Database:
             await wal.close()
         if self._flusher is not None and not self._flusher.done():
             await self._flusher
-        aio, readers = self._aio, self._readers
-        self._aio, self._readers = None, None
-        if aio is not None:
-            await aio.close()
+        readers, self._readers = self._readers, None
         if readers is not None:
-            # Reads in flight finish first; then no thread uses the connections any more.
-            await asyncio.get_running_loop().run_in_executor(None, readers.shutdown, True)
-        with self._reader_lock:
-            conns, self._reader_conns = self._reader_conns, []
-        for reader in conns:
-            reader.close()
-        conn, thread = self._conn, self._thread
-        self._conn = self._thread = None
-        if conn is not None and thread is not None:
-            await asyncio.get_running_loop().run_in_executor(thread, conn.close)
-        if thread is not None:
-            thread.shutdown(wait=False)  # idle: the close above was its last job
+            await readers.close()
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            await writer.close()
 
     async def __aenter__(self) -> Database:
         await self.open()
@@ -217,12 +210,15 @@ class Database:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def batch_pacer(self) -> WalPacer:
+        """Keeps a run of bulk transactions to the checkpoint thread's pace (`wal_pace.py`)."""
+        return WalPacer(self.wal, self.wal_policy.burst_pages)
+
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn(conn) on the connection's thread, outside any explicit transaction."""
-        conn, thread = self._conn, self._thread
-        if conn is None or thread is None:
+        """Run fn(conn) on the writer's thread, outside any explicit transaction."""
+        if self._writer is None:
             raise RuntimeError("database is not open")
-        return await asyncio.get_running_loop().run_in_executor(thread, fn, conn)
+        return await aio.run(self._writer, fn)
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(conn) in a write transaction; returns once that transaction is committed."""
@@ -233,10 +229,8 @@ class Database:
             self._flusher = asyncio.create_task(self._flush())
         try:
             return await future
-        except sqlite3.OperationalError as err:
-            if _busy(err) and not isinstance(err, DatabaseBusy):
-                raise DatabaseBusy(f"write lock held elsewhere: {err}") from err
-            raise
+        except sqlite3.Error as err:
+            raise storage_error(err) from err
 
     def _writing(self) -> bool:
         return bool(self._queue) or not (self._flusher is None or self._flusher.done())
@@ -270,28 +264,14 @@ class Database:
         readers = self._readers
         if readers is None:
             raise RuntimeError("database is not open")
-        return await asyncio.get_running_loop().run_in_executor(readers, self._snapshot, fn)
-
-    def _snapshot(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect_sync(self.path)
-            conn.execute("PRAGMA query_only=ON")
-            self._local.conn = conn
-            with self._reader_lock:
-                self._reader_conns.append(conn)
-        # One read transaction: the statements of fn all see the same snapshot.
-        conn.execute("BEGIN")
         try:
-            return fn(conn)
-        finally:
-            conn.execute("COMMIT")
+            return await readers.run(fn)
+        except sqlite3.Error as err:
+            raise storage_error(err) from err
 
     async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        """Rows of one query (on the aiosqlite read connection)."""
-        if self._aio is None:
-            raise RuntimeError("database is not open")
-        return list(await self._aio.execute_fetchall(sql, params))
+        """Rows of one query (on a reader connection)."""
+        return await self.read(lambda c: list(c.execute(sql, params).fetchall()))
 
     async def fetchone(self, sql: str, params: Any = ()) -> sqlite3.Row | None:
         """First row of one query, or None."""

@@ -1,0 +1,28 @@
+"""The one place a database is chosen and opened: from the settings' `QUIZBOT_DB` (a file path
+or `sqlite:///path`), for the bot and every CLI command alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.storage.port import Store
+from bot.storage.sqlite.database import Database, prepare
+
+SQLITE_PREFIX = "sqlite:///"
+
+
+def sqlite_path(target: str | Path) -> Path:
+    """The file a SQLite target names (`sqlite:///relative.db`, `sqlite:////abs.db`, or a path)."""
+    text = str(target)
+    return Path(text.removeprefix(SQLITE_PREFIX)) if text.startswith(SQLITE_PREFIX) else Path(text)
+
+
+def open_database(target: str | Path, *, default_timezone: str = "UTC") -> Store:
+    """The database `target` names, not yet open: `async with open_database(...) as db`."""
+    return Database(sqlite_path(target), default_timezone=default_timezone)
+
+
+def prepare_database(target: str | Path, default_timezone: str = "UTC") -> list[str]:
+    """Open, migrate and close the database (a start-up check); the migrations it applied.
+    Raises DatabaseUnavailable when it cannot be used."""
+    return prepare(sqlite_path(target), default_timezone)
