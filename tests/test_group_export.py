@@ -134,3 +134,7 @@ async def test_export_sends_one_row_per_member(
 def test_export_needs_a_format_or_a_chat(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "--out", "x.csv"]) == 2
     assert "needs a format (moodle, gift) or --chat ID" in capsys.readouterr().err
+    assert main(["export", "gift", "--out", "x.gift"]) == 2
+    assert "export gift needs --bank ID" in capsys.readouterr().err
+    assert main(["export", "gift", "--chat", "-100", "--out", "x.gift"]) == 2
+    assert "--chat goes without a format" in capsys.readouterr().err

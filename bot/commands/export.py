@@ -29,6 +29,8 @@ def run_export_bank(args: argparse.Namespace) -> int:
     """Write the bank in the format asked."""
     from bot.commands.run import fail, load_with_bank
 
+    if args.bank is None:
+        return fail(f"export {args.format} needs --bank ID")
     loaded = load_with_bank(args.bank)
     if isinstance(loaded, int):
         return loaded
