@@ -19,12 +19,8 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.practice.catalog import Catalog
-from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
-from bot.practice.groups import GroupService
-from bot.practice.mock_service import MockService
-from bot.practice.readiness_service import ReadinessService
-from bot.practice.service import PracticeService
+from bot.practice.core import Core, build_core
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.factory import open_database
 from bot.telegram import mock_jobs, push_jobs, reload, routes, status
@@ -93,67 +89,11 @@ def build_application(
     async def post_init(app: QuizApp) -> None:
         db = open_database(settings.db, default_timezone=settings.default_timezone)
         await db.open()
-        practice = PracticeService(
-            db, catalog, clock=clock, rng=rng, default_timezone=settings.default_timezone
-        )
-        groups = GroupService(
-            db,
-            catalog,
-            clock=clock,
-            rng=rng,
-            default_window_s=settings.group_answer_window_minutes * 60,
-            default_timezone=settings.default_timezone,
-        )
+        core = build_core(db, catalog, settings, clock=clock, rng=rng)
         # The push sends through its own bot (and connection pool); pushed quiz polls too.
-        sending_bot = await push_bot(app)
-        services = Services(
-            settings=settings,
-            db=db,
-            catalog=catalog,
-            clock=clock,
-            practice=practice,
-            groups=groups,
-            push=PushService(
-                db,
-                settings,
-                TelegramCourier(
-                    sending_bot,
-                    catalog,
-                    practice=practice,
-                    groups=groups,
-                    paid_broadcast=settings.paid_broadcast,
-                ),
-                practice=practice,
-                groups=groups,
-                clock=clock,
-            ),
-            alerts=AdminAlerts(app.bot, settings.admins, clock),
-            # Count edits get what is left of a group's per-minute budget once questions,
-            # reveals and replies are set aside.
-            throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
-            mock=MockService(db, catalog, clock=clock, rng=rng),
-            readiness=ReadinessService(
-                db, catalog, clock=clock, default_timezone=settings.default_timezone
-            ),
-            guards=ChatGuards(
-                db,
-                clock=clock,
-                cooldown_s=settings.group_quiz_cooldown_seconds,
-                min_open_s=settings.group_min_open_seconds,
-            ),
-            flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
-        )
+        services = telegram_services(app, core, await push_bot(app))
         app.bot_data.services = services
-        # Daily push: crash recovery first, then the JobQueue wakes the runner.
-        await services.push.start()
-        if app.job_queue is not None:
-            push_jobs.schedule(app.job_queue, services.push)
-            group_rounds.schedule_sweep(app.job_queue)
-            push_jobs.schedule_retention(app.job_queue, db, clock, settings.retention_days)
-        # Groups: overdue reveals done, open windows re-armed.
-        await group_rounds.on_startup(app.bot, services, app.job_queue)
-        # Mock exams whose deadline passed while the bot was down: submitted, results sent.
-        await mock_jobs.on_startup(app.bot, app.job_queue, services)
+        await start_jobs(app, services)
         # The command menus are cosmetic: set in the background, retried, never fatal.
         menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
         background.append(menus)
@@ -178,13 +118,18 @@ def build_application(
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         services = app.bot_data.services
-        if services is not None:
+        if services is None:
+            return
+        try:
             await services.push.stop()
             while own_push_request:  # after the push stopped: nothing sends through it now
                 await own_push_request.pop().shutdown()
             reload.remove_sighup()
             await cancel_retries()
             await status.mark_stopped(app, services)
+        finally:
+            # Whatever failed above (a full disk, a held lock), the database is closed: its
+            # threads would otherwise keep the process alive after a SIGTERM.
             await services.db.close()
 
     builder = (
@@ -250,3 +195,54 @@ def run(app: QuizApp, settings: Settings) -> None:
         # bootstrap_retries: deleteWebhook at start is retried (with PTB's backoff) instead of
         # ending the start on a 500; an invalid token still stops it at once.
         app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=STARTUP_RETRIES)
+
+
+def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Services:
+    """The core services with what only the bot has: the push's courier, admin alerts, the
+    per-group edit throttle and the flood gate."""
+    settings = core.settings
+    return Services(
+        settings=settings,
+        db=core.db,
+        catalog=core.catalog,
+        clock=core.clock,
+        practice=core.practice,
+        groups=core.groups,
+        push=PushService(
+            core.db,
+            settings,
+            TelegramCourier(
+                sending_bot,
+                core.catalog,
+                practice=core.practice,
+                groups=core.groups,
+                paid_broadcast=settings.paid_broadcast,
+            ),
+            practice=core.practice,
+            groups=core.groups,
+            clock=core.clock,
+        ),
+        alerts=AdminAlerts(app.bot, settings.admins, core.clock),
+        # Count edits get what is left of a group's per-minute budget once questions,
+        # reveals and replies are set aside.
+        throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
+        mock=core.mock,
+        readiness=core.readiness,
+        guards=core.guards,
+        flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
+    )
+
+
+async def start_jobs(app: QuizApp, services: Services) -> None:
+    """Crash recovery, then the timers: the daily push, group rounds, retention, mock exams."""
+    await services.push.start()
+    if app.job_queue is not None:
+        push_jobs.schedule(app.job_queue, services.push)
+        group_rounds.schedule_sweep(app.job_queue)
+        push_jobs.schedule_retention(
+            app.job_queue, services.db, services.clock, services.settings.retention_days
+        )
+    # Groups: overdue reveals done, open windows re-armed.
+    await group_rounds.on_startup(app.bot, services, app.job_queue)
+    # Mock exams whose deadline passed while the bot was down: submitted, results sent.
+    await mock_jobs.on_startup(app.bot, app.job_queue, services)

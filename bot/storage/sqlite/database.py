@@ -190,18 +190,29 @@ class Database:
         )
 
     async def close(self) -> None:
-        """Finish queued writes, then close the connection (idempotent)."""
-        if self.wal is not None:
-            wal, self.wal = self.wal, None
-            await wal.close()
-        if self._flusher is not None and not self._flusher.done():
-            await self._flusher
+        """Finish queued writes, then close the connections (idempotent). Every step runs even
+        when one before it failed (a full disk, a lock held elsewhere): a connection left open
+        keeps its thread, and the process, alive."""
+        wal, self.wal = self.wal, None
         readers, self._readers = self._readers, None
-        if readers is not None:
-            await readers.close()
         writer, self._writer = self._writer, None
-        if writer is not None:
-            await writer.close()
+        flusher = self._flusher
+        steps = [
+            wal.close() if wal is not None else None,
+            flusher if flusher is not None and not flusher.done() else None,
+            readers.close() if readers is not None else None,
+            writer.close() if writer is not None else None,
+        ]
+        failures = []
+        for step in steps:
+            if step is None:
+                continue
+            try:
+                await step
+            except Exception as err:
+                failures.append(err)
+        if failures:
+            raise failures[0]
 
     async def __aenter__(self) -> Database:
         await self.open()

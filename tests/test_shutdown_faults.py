@@ -1,0 +1,39 @@
+"""A shutdown that meets a storage fault still closes the database, so SIGTERM ends the process
+(its threads would otherwise keep it alive until a supervisor kills it)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.storage.port import DatabaseBusy
+from tests.botharness import running_bot
+
+
+async def test_a_held_write_lock_at_shutdown_still_closes_the_database(tmp_path: Path) -> None:
+    before = {t.name for t in threading.enumerate()}
+    with pytest.raises(DatabaseBusy):
+        async with running_bot(tmp_path) as bot:
+            db = bot.services.db
+            # Another process holds the write lock while the bot stops: marking it stopped
+            # cannot be saved.
+            other = sqlite3.connect(bot.db_path, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")
+            stopping = time.monotonic()
+    took = time.monotonic() - stopping
+    try:
+        # The database's own threads are gone: nothing keeps the interpreter from exiting.
+        assert db.batch_pacer is not None
+        with pytest.raises(RuntimeError, match="not open"):
+            await db.write(lambda c: None)
+        left = {t.name for t in threading.enumerate()} - before
+        assert not [name for name in left if not name.startswith("asyncio")], left
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    # Within what systemd and Docker wait before they kill (10 s).
+    assert took < 10, took
