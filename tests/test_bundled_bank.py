@@ -1,6 +1,7 @@
 """The bundled bank as an exam editor checks it: the NCP-GENL blueprint, no item-writing cues,
-room for two full mocks. Five full mocks without a repeat from 350 questions drawn by the ten
-weights is the blueprint's property, tested on a generated bank in tests/test_mock_full_exam.py."""
+room for five full mocks without a repeat (each domain holds five times its share of a mock).
+That the blueprint draws five such mocks from any bank so filled is tested on a generated bank
+in tests/test_mock_full_exam.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from bot.bank import cues
 from bot.bank.loader import load_bank
 from bot.bank.models import Kind
-from bot.mock.blueprint import Draw, draw
+from bot.mock.blueprint import Draw, apportion, draw
 from tests.sample_bank import NCP_GENL_WEIGHTS
 
 BANK = Path(__file__).resolve().parent.parent / "questions" / "genai-llm"
@@ -41,7 +42,7 @@ def test_the_key_is_rarely_the_longest_option() -> None:
     assert ratio <= 0.05 * len(single)
 
 
-def test_size_mix_and_two_full_mock_exams_without_a_repeat() -> None:
+def test_size_and_mix() -> None:
     bank = load_bank(BANK)
     questions = list(bank.questions.values())
     assert len(questions) >= 150
@@ -51,12 +52,20 @@ def test_size_mix_and_two_full_mock_exams_without_a_repeat() -> None:
     tagged = [o.misconception for q in questions for o in q.options if o.misconception]
     assert len(tagged) >= 15 and len(set(tagged)) >= 5
 
+
+def test_five_full_mocks_in_a_row_never_repeat_a_question_and_keep_the_blueprint() -> None:
+    bank = load_bank(BANK)
     size = bank.meta.mock_exam.questions
-    first = draw(bank, size, set(), random.Random(1))
-    assert isinstance(first, Draw) and len(first.question_ids) == size
-    second = draw(bank, size, set(first.question_ids), random.Random(2))
-    assert isinstance(second, Draw) and len(second.question_ids) == size
-    assert not set(first.question_ids) & set(second.question_ids)
+    blueprint = apportion({t.id: t.weight for t in bank.meta.topics}, size)
+    seen: set[str] = set()
+    rng = random.Random(5)
+    for mock in range(5):
+        got = draw(bank, size, seen, rng)
+        assert isinstance(got, Draw) and len(got.question_ids) == size
+        repeated = sorted(seen & set(got.question_ids))
+        assert not repeated, (mock + 1, repeated)
+        assert got.per_topic == {t: n for t, n in blueprint.items() if n}
+        seen |= set(got.question_ids)
 
 
 def test_size_and_each_domain_within_4_points_of_its_ncp_genl_weight() -> None:

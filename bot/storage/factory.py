@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.storage.port import Store
-from bot.storage.sqlite.database import Database, prepare
+from bot.storage.port import Connection, Store
+from bot.storage.sqlite.database import Database, connect_sync, prepare
 
 SQLITE_PREFIX = "sqlite:///"
 
@@ -26,3 +26,9 @@ def prepare_database(target: str | Path, default_timezone: str = "UTC") -> list[
     """Open, migrate and close the database (a start-up check); the migrations it applied.
     Raises DatabaseUnavailable when it cannot be used."""
     return prepare(sqlite_path(target), default_timezone)
+
+
+def connect_blocking(target: str | Path) -> Connection:
+    """A blocking connection with the bot's settings, outside any Store (a CLI tool, a test
+    that checks rows); the caller closes it. Rows are read by position or column name."""
+    return connect_sync(sqlite_path(target))

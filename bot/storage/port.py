@@ -52,6 +52,8 @@ class Connection(Protocol):
 
     def cursor(self) -> Cursor: ...
 
+    def close(self) -> None: ...
+
 
 class BatchPacer(Protocol):
     """Between a bulk writer's transactions: how big the next may be, so that the bulk work
