@@ -9,15 +9,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.bank.exporters.gift import to_gift
-from bot.bank.exporters.moodle import to_moodle
 from bot.bank.importers.writer import write_all
 
 if TYPE_CHECKING:
     from bot.config import Settings
     from bot.practice.catalog import Catalog
 
-EXPORTERS = {"moodle": to_moodle, "gift": to_gift}
+FORMATS = ("gift", "moodle")
 
 
 def _write(out: Path, data: str) -> None:
@@ -36,8 +34,11 @@ def run_export_bank(args: argparse.Namespace) -> int:
         return loaded
     _, catalog = loaded
     bank = catalog.banks[args.bank]
+    from bot.bank.exporters.gift import to_gift
+    from bot.bank.exporters.moodle import to_moodle
+
     try:
-        text = EXPORTERS[args.format](bank)
+        text = {"moodle": to_moodle, "gift": to_gift}[args.format](bank)
     except ValueError as err:
         return fail(f"bank {args.bank}: {err}")
     _write(args.out, text)
@@ -94,7 +95,7 @@ def register(sub: Any) -> None:
         "LMS (rationales as per-answer feedback); `quizbot export --chat ID --out FILE` "
         "writes a group's results, one row per member (what /export sends in the group).",
     )
-    export.add_argument("format", nargs="?", choices=sorted(EXPORTERS), help="bank format")
+    export.add_argument("format", nargs="?", choices=FORMATS, help="bank format")
     export.add_argument("--bank", help="bank id (with a format)")
     export.add_argument("--chat", type=int, help="group or channel id (instead of a format)")
     export.add_argument("--out", type=Path, required=True, metavar="FILE")

@@ -6,15 +6,20 @@ options, rationales (per-answer feedback), explanations (general feedback) and t
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
-from xml.sax.saxutils import escape, quoteattr
 
 from bot.bank.importers.html_text import to_html
 from bot.bank.models import Bank, Kind, Question
 
 # Characters XML 1.0 cannot hold at all, not even as a character reference.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def escape(text: str) -> str:
+    """Text as XML character data (xml.sax.saxutils would bring in urllib with it)."""
+    return html.escape(text, quote=False)
 
 
 def _fraction(share: float) -> str:
@@ -55,7 +60,7 @@ def _question(q: Question) -> list[str]:
             # all the wrong ones take it back.
             fraction = _fraction(100 / n_right if option.correct else -100 / n_wrong)
         lines += [
-            f'    <answer fraction={quoteattr(fraction)} format="html">',
+            f'    <answer fraction="{fraction}" format="html">',
             f"      <text>{escape(to_html(option.text))}</text>",
             _html("feedback", option.rationale, "      "),
             "    </answer>",
