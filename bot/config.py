@@ -74,6 +74,11 @@ class Settings(BaseSettings):
         default=frozenset(), validation_alias="QUIZBOT_ADMINS"
     )
     default_timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
+    # normal: a commit survives a crash of the bot, not of the machine; full: also a power cut
+    # or a kernel crash, at the cost of a sync per commit (docs/operations.md).
+    durability: Literal["normal", "full"] = Field(
+        default="normal", validation_alias="QUIZBOT_DURABILITY"
+    )
     # Daily push
     push_grace_minutes: int = Field(
         default=120, ge=0, validation_alias="QUIZBOT_PUSH_GRACE_MINUTES"

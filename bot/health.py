@@ -6,6 +6,7 @@ leaves its traces (start, heartbeat, last update) in the `bot_status` table for 
 
 from __future__ import annotations
 
+import shutil
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -16,10 +17,12 @@ from bot.config import Settings
 from bot.storage import bot_status
 from bot.storage.factory import sqlite_path
 from bot.storage.port import Connection, StorageError
-from bot.storage.sqlite.database import read_only
+from bot.storage.sqlite.database import quick_check, read_only
 
 # The bot writes a heartbeat every HEARTBEAT_INTERVAL_S; a few missed ones mean it is stuck.
 HEARTBEAT_INTERVAL_S = 30.0
+FUTURE_SLACK_S = 5.0
+MIN_FREE_BYTES = 1 << 20
 DEFAULT_MAX_HEARTBEAT_AGE_S = 4 * HEARTBEAT_INTERVAL_S
 
 
@@ -64,7 +67,7 @@ def database_report(conn: Connection, now: float) -> dict[str, Any]:
     }
 
 
-def _database(settings: Settings, now: float) -> dict[str, Any]:
+def _database(settings: Settings, now: float, deep: bool) -> dict[str, Any]:
     path = sqlite_path(settings.db)
     if not path.is_file():
         # Connecting would create an empty file: a wrong QUIZBOT_DB must show up as an error.
@@ -72,8 +75,19 @@ def _database(settings: Settings, now: float) -> dict[str, Any]:
     try:
         with read_only(path) as conn:
             report = database_report(conn, now)
+            if deep:
+                report["quick_check"] = quick_check(conn)[:5]
     except StorageError as err:
         return {"ok": False, "path": str(path), "error": str(err)}
+    free = shutil.disk_usage(path.parent).free
+    report["disk_free_bytes"] = free
+    if free < MIN_FREE_BYTES:
+        # Reads still work; every write (an answer, the heartbeat) fails.
+        report["ok"] = False
+        report["error"] = f"disk full: {free} bytes free beside the database"
+    if deep and report["quick_check"] != ["ok"]:
+        report["ok"] = False
+        report["error"] = "quick_check found damage: restore a backup"
     return {"path": str(path), **report}
 
 
@@ -93,10 +107,12 @@ def check(
     *,
     now: float | None = None,
     max_heartbeat_age_s: float = DEFAULT_MAX_HEARTBEAT_AGE_S,
+    deep: bool = False,
 ) -> dict[str, Any]:
-    """The whole report; `ok` is False when anything an operator must act on is wrong."""
+    """The whole report; `ok` is False when anything an operator must act on is wrong.
+    `deep`: also run SQLite's quick_check over the whole file."""
     now = time.time() if now is None else now
-    database = _database(settings, now)
+    database = _database(settings, now, deep)
     banks = _banks(settings)
     ok = bool(database["ok"]) and bool(banks["ok"])
     bot = database.get("bot", {})
@@ -106,4 +122,8 @@ def check(
     if bot.get("state") == "running" and (age is None or age > max_heartbeat_age_s):
         ok = False
         bot["problem"] = f"no heartbeat for more than {max_heartbeat_age_s:.0f} s"
+    elif age is not None and age < -FUTURE_SLACK_S:
+        # Written by a clock that was ahead (or this one went back): not proof of life.
+        ok = False
+        bot["problem"] = "the heartbeat is in the future: the wall clock moved back"
     return {"ok": ok, "checked_at": iso(now), "database": database, "question_banks": banks}

@@ -10,14 +10,24 @@ Every payload gets the next `update_id` of a module-wide counter. Incoming messa
 their own counter starting at 1,000,000, far from the small per-chat ids `FakeBotApi` hands out,
 so an incoming message never collides with one the bot sent. `FakeBotApi.push_update` assigns its
 own update ids, so these payloads can be pushed as they are.
+
+Tests read and seed the database through the storage port (`bot.storage.factory`) or the
+helpers at the end of this module (`rows`, `one`, `execute`, `blocking`), never through a
+driver, so that the suite can run on another backend. Only the tests about the SQLite engine,
+listed in SQLITE_ENGINE_TESTS, use sqlite3 directly.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
+from bot.storage.factory import connect_blocking
+from bot.storage.port import Connection
 from tests.fakes.objects import BOT_USERNAME, JSON, bot_user, chat_member
 from tests.fakes.objects import chat as _chat
 from tests.fakes.objects import user as _user
@@ -170,3 +180,50 @@ def poll_answer(poll_id: str, user: JSON, option_ids: list[int]) -> JSON:
         "option_persistent_ids": [str(i) for i in option_ids],
     }
     return _update("poll_answer", payload)
+
+
+# Tests that are about the SQLite engine and may use sqlite3 directly (paths under tests/);
+# tests/test_layers.py holds every other file to the helpers below and keeps this list exact.
+SQLITE_ENGINE_TESTS = frozenset(
+    {
+        "test_storage.py",  # the engine's connections, batches and driver errors
+        "test_db_readers.py",  # reader connections and the aiosqlite internals they use
+        "test_db_checkpoints.py",  # WAL checkpoints held back by a reader pinning a snapshot
+        "test_query_plans.py",  # EXPLAIN QUERY PLAN of the hot queries
+        "test_ops_backup.py",  # the online backup's copy: its journal mode and integrity
+        "test_faults_database_open.py",  # files SQLite cannot open, a read-only database
+        "test_faults_busy.py",  # two connections racing for the write lock
+        "test_push_faults.py",  # another connection holds the write lock mid-push
+        "test_shutdown_faults.py",  # another connection holds the write lock at shutdown
+        "bench/gen_history.py",  # a scratch build of the benchmark file: no journal, old schema
+    }
+)
+
+
+@contextlib.contextmanager
+def blocking(db_path: str | Path) -> Iterator[Connection]:
+    """A blocking port connection with the bot's settings (autocommit), closed on exit."""
+    conn = connect_blocking(db_path)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def rows(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """The rows of one query, as plain tuples."""
+    with blocking(db_path) as conn:
+        return [tuple(row) for row in conn.execute(sql, params).fetchall()]
+
+
+def one(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+    """The first row of one query as a plain tuple, or None."""
+    with blocking(db_path) as conn:
+        row = conn.execute(sql, params).fetchone()
+    return None if row is None else tuple(row)
+
+
+def execute(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> int:
+    """Run one statement and commit it; the number of rows it changed."""
+    with blocking(db_path) as conn:
+        return conn.execute(sql, params).rowcount

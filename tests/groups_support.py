@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,7 @@ def buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def db_rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql, params).fetchall()
+    return factories.rows(path, sql, params)
 
 
 def setup_admin(h: Harness, chat_id: int = GROUP_ID) -> None:

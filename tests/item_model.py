@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,8 @@ from pathlib import Path
 import yaml
 
 from bot.bank.models import Bank, BankMeta, Question
-from bot.storage.sqlite.migrations import apply_migrations
+from bot.storage.factory import connect_blocking, prepare_database
+from bot.storage.port import Connection
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class Model:
                     yield Row(u, q.id, q.topic, key, True, t, 1000)
 
 
-def insert_rows(conn: sqlite3.Connection, bank_id: str, rows: Iterable[Row]) -> int:
+def insert_rows(conn: Connection, bank_id: str, rows: Iterable[Row]) -> int:
     """Insert each row as a delivery and its answer (as the bot records them); return count."""
     count = 0
     batch: list[tuple[object, ...]] = []
@@ -138,11 +138,10 @@ def insert_rows(conn: sqlite3.Connection, bank_id: str, rows: Iterable[Row]) -> 
     return count
 
 
-def new_database(path: Path) -> sqlite3.Connection:
+def new_database(path: Path) -> Connection:
     """A database file with the project's migrations applied."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    apply_migrations(conn)
-    return conn
+    prepare_database(path)
+    return connect_blocking(path)
 
 
 def question(

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 
 from bot.learning.memory import Answer
 from bot.storage import learning_sql
+from bot.storage.port import Connection
 
 
 def seed_fast_forgetting(
-    conn: sqlite3.Connection, bank_id: str, question_id: str, missed_at: dt.datetime
+    conn: Connection, bank_id: str, question_id: str, missed_at: dt.datetime
 ) -> None:
     """300 other learners (ids 100–399) missed the question, read why, and missed it again two
     days later: the bank's memories fade faster than FSRS predicts, so its study queue relearns

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -12,8 +11,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bot.storage import push_log
-from bot.storage.sqlite.database import connect_sync
-from bot.storage.sqlite.migrations import apply_migrations
+from bot.storage.factory import connect_blocking, prepare_database
+from bot.storage.port import Connection
+from tests import factories
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,9 +28,9 @@ def seed(db: Path) -> None:
     """
     now = time.time()
     local = dt.datetime.fromtimestamp(now - 120, dt.UTC).strftime("%H:%M")
-    conn = connect_sync(db)
+    prepare_database(db)
+    conn = connect_blocking(db)
     try:
-        apply_migrations(conn)
         conn.execute("BEGIN")
         for chat in range(FIRST_CHAT, FIRST_CHAT + SUBSCRIBERS):
             conn.execute(
@@ -53,7 +53,7 @@ def seed(db: Path) -> None:
 
 
 def insert_private_subscriptions(
-    conn: sqlite3.Connection, rows: Iterable[tuple[int, str, str, str, float]], now: float
+    conn: Connection, rows: Iterable[tuple[int, str, str, str, float]], now: float
 ) -> None:
     """Private subscriptions in bulk, each (chat_id, local_time, zone, next local date, its
     due time); the user id is the chat id, created and updated at `now`."""
@@ -69,8 +69,7 @@ def insert_private_subscriptions(
 
 
 def states(db: Path) -> dict[str, int]:
-    with sqlite3.connect(db) as conn:
-        return dict(conn.execute("SELECT state, COUNT(*) FROM push_log GROUP BY state").fetchall())
+    return dict(factories.rows(db, "SELECT state, COUNT(*) FROM push_log GROUP BY state"))
 
 
 def start_bot(server: FakeBotApiServer, db: Path, cwd: Path) -> subprocess.Popen[bytes]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from bot.domain.models import Learner
 from bot.learning.memory import Answer
 from bot.storage import answer_sql, learning_sql, practice_sql
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
 
@@ -18,19 +18,19 @@ NOW = 1_780_000_000.0
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> sqlite3.Connection:
+def conn(tmp_path: Path) -> Connection:
     c = connect_sync(tmp_path / "a.sqlite3")
     apply_migrations(c)
     return c
 
 
-def _delivery(c: sqlite3.Connection, user: int, question: str) -> int:
+def _delivery(c: Connection, user: int, question: str) -> int:
     return practice_sql.insert_delivery(
         c, chat_id=user, user_id=user, bank_id="b", question_id=question, source="quiz", now=NOW
     )
 
 
-def test_it_reads_what_the_separate_queries_read(conn: sqlite3.Connection) -> None:
+def test_it_reads_what_the_separate_queries_read(conn: Connection) -> None:
     for uid in (1, 2):
         practice_sql.upsert_user(conn, Learner(uid, f"U{uid}"), NOW)
     learning_sql.set_confidence(conn, 1, True, NOW)
@@ -50,7 +50,7 @@ def test_it_reads_what_the_separate_queries_read(conn: sqlite3.Connection) -> No
     assert context.memory == mine == learning_sql.memory_state(conn, 1, "b", "q1")
 
 
-def test_a_stranger_and_a_first_answer(conn: sqlite3.Connection) -> None:
+def test_a_stranger_and_a_first_answer(conn: Connection) -> None:
     did = _delivery(conn, 3, "q9")
     context = answer_sql.answer_context(conn, did, 3)
     assert context is not None
@@ -58,5 +58,5 @@ def test_a_stranger_and_a_first_answer(conn: sqlite3.Connection) -> None:
     assert context.delivery.question_id == "q9"
 
 
-def test_no_such_delivery(conn: sqlite3.Connection) -> None:
+def test_no_such_delivery(conn: Connection) -> None:
     assert answer_sql.answer_context(conn, 12345, 1) is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,7 @@ BOSS_CHAT = factories.private_chat(BOSS)
 
 
 def rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
+    return factories.rows(path, sql)
 
 
 def buttons(message: dict[str, Any] | None) -> dict[str, str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import Answer
 from bot.storage import learning_sql, practice_sql
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
@@ -82,9 +82,7 @@ def write_bank(folder: Path, topics: dict[str, int], layout: int) -> Bank:
     return load_bank(folder)
 
 
-def answer(
-    conn: sqlite3.Connection, bank: Bank, user: int, qid: str, correct: bool, at: float
-) -> None:
+def answer(conn: Connection, bank: Bank, user: int, qid: str, correct: bool, at: float) -> None:
     """An answer as the bot records it: the row, the summaries, the memory state."""
     did = practice_sql.insert_delivery(
         conn, chat_id=user, user_id=user, bank_id=BANK_ID, question_id=qid, source="quiz",
@@ -100,7 +98,7 @@ def answer(
     learning_sql.review_answer(conn, user, BANK_ID, Answer(qid, when, correct))
 
 
-def rows(conn: sqlite3.Connection, sql: str, *args: object) -> list[tuple[object, ...]]:
+def rows(conn: Connection, sql: str, *args: object) -> list[tuple[object, ...]]:
     return sorted(tuple(r) for r in conn.execute(sql, args).fetchall())
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +30,9 @@ def keyboard(message: dict[str, Any]) -> dict[str, str]:
 def _shown(db: Path, message: dict[str, Any]) -> tuple[int, str, tuple[int, ...]]:
     """Delivery id, question id and the option order a question message was sent with."""
     delivery_id = int(next(iter(keyboard(message).values())).split(":")[1])
-    with sqlite3.connect(db) as conn:
-        qid, order = conn.execute(
-            "SELECT question_id, option_order FROM deliveries WHERE id = ?", (delivery_id,)
-        ).fetchone()
+    qid, order = factories.one(
+        db, "SELECT question_id, option_order FROM deliveries WHERE id = ?", (delivery_id,)
+    )
     return delivery_id, qid, tuple(int(i) for i in order.split(","))
 
 
@@ -107,11 +105,10 @@ def test_start_quiz_wrong_tap_double_tap_exam_mistakes_confidence(tmp_path: Path
         server.wait_for(lambda a: "No mistakes left to review" in (a.last_text(LEA["id"]) or ""))
         assert bot.stop() == 0
 
-    with sqlite3.connect(bot.db) as conn:
-        rows = conn.execute(
-            "SELECT question_id, chosen, correct, confidence FROM answers ORDER BY id"
-        ).fetchall()
-        memory = conn.execute("SELECT question_id, reps, lapses FROM memory_states").fetchall()
+    rows = factories.rows(
+        bot.db, "SELECT question_id, chosen, correct, confidence FROM answers ORDER BY id"
+    )
+    memory = factories.rows(bot.db, "SELECT question_id, reps, lapses FROM memory_states")
     # Stored by the file's order, whatever letters were shown.
     assert rows == [
         (q.id, str(order[wrong_pos]), 0, None),

@@ -4,7 +4,6 @@ the "Why?" link. Checked on the fake API (alerts, edits) and in the SQLite file.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +74,11 @@ def test_group_round_with_three_members(tmp_path: Path) -> None:
             api.push_update(factories.command("/quiz@quizbot_test_bot", ADMIN, GROUP))
             message = server.wait_for(question_posted)
             delivery_id = int(next(iter(keyboard(message).values())).split(":")[1])
-            with sqlite3.connect(bot.db) as conn:
-                qid, stored_order = conn.execute(
-                    "SELECT question_id, option_order FROM deliveries WHERE id = ?", (delivery_id,)
-                ).fetchone()
+            qid, stored_order = factories.one(
+                bot.db,
+                "SELECT question_id, option_order FROM deliveries WHERE id = ?",
+                (delivery_id,),
+            )
             q = bank.questions[qid]
             # Options are shown shuffled: tap the letters where the right and wrong ones landed.
             order = decode_order(stored_order, len(q.options))
@@ -124,11 +124,8 @@ def test_group_round_with_three_members(tmp_path: Path) -> None:
         finally:
             bot.stop()
 
-    with sqlite3.connect(bot.db) as conn:
-        rows = conn.execute(
-            "SELECT user_id, chat_id, correct FROM answers ORDER BY user_id"
-        ).fetchall()
-        closed = conn.execute("SELECT revealed_at IS NOT NULL FROM deliveries").fetchall()
+    rows = factories.rows(bot.db, "SELECT user_id, chat_id, correct FROM answers ORDER BY user_id")
+    closed = factories.rows(bot.db, "SELECT revealed_at IS NOT NULL FROM deliveries")
     assert rows == [(ANN["id"], GROUP_ID, 1), (BOB["id"], GROUP_ID, 0), (CY["id"], GROUP_ID, 1)]
     assert closed == [(1,)]
     log = bot.output()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -37,11 +36,8 @@ def _answers(h: Harness, bank: Bank, learners: int = 120) -> None:
     """First attempts generated from a known model in the bot's own database: question `mk`
     is mis-keyed (strong learners pick option C, the file says A)."""
     model = Model(bank, {"mk": Item(true_key=(2,)), **{f"q{i}": Item(a=2.5) for i in range(8)}})
-    conn = sqlite3.connect(h.db_path, isolation_level=None)
-    try:
+    with factories.blocking(h.db_path) as conn:
         insert_rows(conn, bank.id, model.rows(learners, per_learner=len(bank.questions)))
-    finally:
-        conn.close()
 
 
 async def _say(h: Harness, text: str, user: factories.JSON) -> None:

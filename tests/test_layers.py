@@ -161,6 +161,20 @@ def test_only_the_sqlite_engine_imports_the_driver() -> None:
     assert found == []
 
 
+def test_only_tests_of_the_sqlite_engine_import_the_driver() -> None:
+    """Other tests reach the database through the storage port and tests/factories.py, so the
+    suite can run on another backend; the list of engine tests names only files that need it."""
+    from tests.factories import SQLITE_ENGINE_TESTS
+
+    importers = {
+        path.relative_to(TESTS).as_posix()
+        for path in TESTS.rglob("*.py")
+        if any(target.split(".")[0] in DRIVERS for _, target in imports(path))
+    }
+    assert sorted(importers - SQLITE_ENGINE_TESTS) == [], "use tests.factories instead"
+    assert sorted(SQLITE_ENGINE_TESTS - importers) == [], "no longer imports the driver"
+
+
 def test_no_private_name_of_a_dependency_outside_the_one_adapter() -> None:
     found = [
         use

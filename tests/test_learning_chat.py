@@ -5,12 +5,10 @@ revised questions."""
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from bot.bank.models import LETTERS, Question
-from bot.storage.sqlite.database import connect_sync
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank
@@ -26,8 +24,7 @@ def buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def db_rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql, params).fetchall()
+    return factories.rows(path, sql, params)
 
 
 async def ask(h: Harness, command: str = "/quiz") -> dict[str, Any]:
@@ -167,8 +164,9 @@ async def test_button_from_a_restored_copy_is_refused_politely(tmp_path: Path) -
         _, delivery, token, _ = data.split(":")
         assert len(token) == 4 and len(data.encode()) <= 64
         # The database was restored and the id handed out again with another token.
-        with sqlite3.connect(h.db_path) as conn:
-            conn.execute("UPDATE deliveries SET token = 'zz99' WHERE id = ?", (int(delivery),))
+        factories.execute(
+            h.db_path, "UPDATE deliveries SET token = 'zz99' WHERE id = ?", (int(delivery),)
+        )
         text = await tap(h, message, 0)
         assert "older copy of the data" in text
         assert db_rows(h.db_path, "SELECT * FROM answers") == []
@@ -180,8 +178,10 @@ async def test_revised_question_is_sent_again_not_graded(tmp_path: Path) -> None
         message = await single(h)
         question, _ = shown(h, message)
         delivery = int(buttons(message)[0][1].split(":")[1])
-        with sqlite3.connect(h.db_path) as conn:  # shown before a restart, then edited
-            conn.execute("UPDATE deliveries SET version = 'old' WHERE id = ?", (delivery,))
+        # Shown before a restart, then edited.
+        factories.execute(
+            h.db_path, "UPDATE deliveries SET version = 'old' WHERE id = ?", (delivery,)
+        )
         assert "revised" in await tap(h, message, 0)
         assert db_rows(h.db_path, "SELECT * FROM answers") == []
         resent = h.api.last_message(ANN["id"])
@@ -211,11 +211,9 @@ async def test_a_question_relearned_in_the_sitting_says_why_it_is_back(tmp_path:
     async with running_bot(tmp_path, learning_bank()) as h:
         # This bank's learners have been seen to forget fast: each missed s6, read why, and
         # missed it again two days later. The study queue relearns in the sitting.
-        conn = connect_sync(h.db_path)
         earlier = dt.datetime.fromtimestamp(h.clock.now(), dt.UTC) - dt.timedelta(days=10)
-        seed_fast_forgetting(conn, "learn", "s6", earlier)
-        conn.commit()
-        conn.close()
+        with factories.blocking(h.db_path) as conn:
+            seed_fast_forgetting(conn, "learn", "s6", earlier)
         asked: list[tuple[str, str]] = []
         for i in range(4):
             message = await single(h)

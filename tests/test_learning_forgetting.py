@@ -9,7 +9,6 @@ import datetime as dt
 import itertools
 import json
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
 from tests.probes import seed_fast_forgetting
@@ -216,7 +216,7 @@ async def _sitting(tmp_path: Path, seed_probes: bool) -> tuple[list[str], str]:
     async with session(tmp_path, catalog) as s:
         if seed_probes:
 
-            def seed(conn: sqlite3.Connection) -> None:
+            def seed(conn: Connection) -> None:
                 seed_fast_forgetting(conn, "demo", "a1", EARLIER)
 
             await s.service.db.write(seed)

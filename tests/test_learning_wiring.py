@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import random
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -23,9 +22,10 @@ from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
+from bot.storage.port import Connection
 from bot.storage.sqlite import migrations
 from bot.storage.sqlite.database import Database, connect_sync
-from tests import sample_bank
+from tests import factories, sample_bank
 from tests.learning_support import learning_bank, tagged
 
 ANN = Learner(11, "Ann")
@@ -43,8 +43,7 @@ async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
 
 
 def rows(service: PracticeService, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(service.db.path) as conn:
-        return conn.execute(sql).fetchall()
+    return factories.rows(service.db.path, sql)
 
 
 def wrong_choice(question: Question) -> frozenset[int]:
@@ -54,9 +53,7 @@ def wrong_choice(question: Question) -> frozenset[int]:
     return frozenset({wrong, *keys})
 
 
-def _record_answers(
-    conn: sqlite3.Connection, history: list[tuple[float, int]], first_id: int = 1
-) -> None:
+def _record_answers(conn: Connection, history: list[tuple[float, int]], first_id: int = 1) -> None:
     """User 7's answers to question q1 of bank b, each with its delivery: (time, correct)."""
     for i, (at, correct) in enumerate(history, first_id):
         conn.execute(
@@ -215,8 +212,9 @@ async def test_revised_question_is_not_graded_unless_its_version_is_known(
     # A delivery whose version this process never loaded (say, shown before a restart).
     d2 = await service.next_delivery(ANN.id, ANN)
     assert d2 is not None
-    with sqlite3.connect(service.db.path) as conn:
-        conn.execute("UPDATE deliveries SET version = 'gone' WHERE id = ?", (d2.id,))
+    factories.execute(
+        service.db.path, "UPDATE deliveries SET version = 'gone' WHERE id = ?", (d2.id,)
+    )
     out = await service.answer(d2.id, ANN, ANN.id, frozenset({0}), token=d2.token)
     assert out.status is AnswerStatus.REVISED
     assert len(rows(service, "SELECT * FROM answers")) == 1

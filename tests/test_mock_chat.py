@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +31,7 @@ def button(message: dict[str, Any], label: str) -> str:
 
 
 def rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
+    return factories.rows(path, sql)
 
 
 def last_answer(h: Harness) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +57,6 @@ def test_short_mock_exam_to_result_chart_and_review(tmp_path: Path) -> None:
         api.push_update(factories.callback(review, MIA, photo))
         server.wait_for(lambda a: latest_with(a, "Mistake 1/"))
         assert bot.stop() == 0
-    with sqlite3.connect(bot.db) as conn:
-        assert conn.execute("SELECT status, size FROM mock_exams").fetchall() == [("finished", 18)]
-        (answers,) = conn.execute("SELECT COUNT(*) FROM answers").fetchone()
+    assert factories.rows(bot.db, "SELECT status, size FROM mock_exams") == [("finished", 18)]
+    (answers,) = factories.one(bot.db, "SELECT COUNT(*) FROM answers")
     assert answers == answered

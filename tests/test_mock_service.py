@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from bot.practice.mock_models import MockReply, MockStatus
 from bot.practice.mock_service import MockService
 from bot.storage import mock_sql
 from bot.storage.sqlite.database import Database
+from tests import factories
 from tests.mock_bank import three_topics
 
 ANN, BOB = 11, 12
@@ -43,8 +43,7 @@ def service(db: Database, catalog: Catalog, clock: FakeClock) -> MockService:
 
 
 def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
+    return factories.rows(path, sql)
 
 
 def exam_of(reply: MockReply) -> Exam:
@@ -85,8 +84,7 @@ def test_the_store_refuses_two_running_exams_for_one_learner(tmp_path: Path) -> 
             return exam_of(await svc.start(ANN))
 
     exam = asyncio.run(setup())
-    with sqlite3.connect(tmp_path / "x.sqlite3") as conn:
-        conn.row_factory = sqlite3.Row
+    with factories.blocking(tmp_path / "x.sqlite3") as conn:
         snaps = {i.question_id: "{}" for i in exam.items}
         assert mock_sql.insert_exam(conn, exam, snaps) is None  # the partial unique index
         assert mock_sql.running_exam(conn, ANN) is not None

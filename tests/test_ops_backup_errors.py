@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import resource
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 from bot.cli import main
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations, available
+from tests import factories
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,9 +137,7 @@ def test_migrate_lists_what_it_applied(
         f"database {path}: applied {len(names)} migration(s)",
         *(f"  {name}" for name in names),
     ]
-    with sqlite3.connect(path) as conn:
-        recorded = [row[0] for row in conn.execute("SELECT name FROM schema_migrations")]
-    conn.close()
+    recorded = [row[0] for row in factories.rows(path, "SELECT name FROM schema_migrations")]
     assert sorted(recorded) == names
     assert main(["migrate"]) == 0
     assert capsys.readouterr().out == (f"database {path} is up to date; no migration to apply\n")

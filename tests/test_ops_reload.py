@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +57,7 @@ async def test_good_bank_is_swapped_in_and_history_stays(tmp_path: Path) -> None
         assert message is not None
         data = message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
         await h.feed(factories.callback(data, ANN, message))
-        with sqlite3.connect(h.db_path) as conn:
-            (asked,) = conn.execute("SELECT question_id FROM answers").fetchone()
+        (asked,) = factories.one(h.db_path, "SELECT question_id FROM answers")
 
         kept = sorted(question_ids(h) - {asked})[:2]
         root = bank_dir(tmp_path, [*kept, "a9"])
@@ -68,8 +66,7 @@ async def test_good_bank_is_swapped_in_and_history_stays(tmp_path: Path) -> None
 
         assert "Question banks reloaded" in reply and "1 question(s) added, 3 removed" in reply
         assert question_ids(h) == {*kept, "a9"}
-        with sqlite3.connect(h.db_path) as conn:
-            assert conn.execute("SELECT question_id FROM answers").fetchall() == [(asked,)]
+        assert factories.rows(h.db_path, "SELECT question_id FROM answers") == [(asked,)]
         # The old button of the withdrawn question is answered politely, not with an error.
         await h.feed(factories.callback(data, ANN, h.api.last_message(ANN["id"]) or message))
         assert h.api.calls_of("answerCallbackQuery")[-1].params["text"] == CB_REMOVED

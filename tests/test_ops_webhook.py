@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -105,8 +104,9 @@ def test_webhook_checks_secret_serves_health_and_stops_on_sigterm(tmp_path: Path
     output = run.output()
     assert TOKEN not in output and SECRET not in output
     assert "webhook mode" in output
-    with sqlite3.connect(tmp_path / "bot.sqlite3") as conn:
-        status_keys = dict(conn.execute("SELECT key, value FROM bot_status").fetchall())
+    status_keys = dict(
+        factories.rows(tmp_path / "bot.sqlite3", "SELECT key, value FROM bot_status")
+    )
     assert status_keys["mode"] == "webhook"
     assert float(status_keys["stopped_at"]) >= float(status_keys["started_at"])
     assert "last_update_at" in status_keys
@@ -136,8 +136,9 @@ def test_sigterm_with_answers_in_flight_loses_none(tmp_path: Path) -> None:
             assert seconds > 0.4  # it waited for the slow handlers instead of dropping them
         finally:
             run.close()
-    with sqlite3.connect(tmp_path / "bot.sqlite3") as conn:
-        answered = {row[0] for row in conn.execute("SELECT user_id FROM answers")}
+    answered = {
+        row[0] for row in factories.rows(tmp_path / "bot.sqlite3", "SELECT user_id FROM answers")
+    }
     assert answered == {u["id"] for u in users}
     # Every learner also got the verdict: the handlers ran to the end before the exit.
     assert server.api.count("answerCallbackQuery") == len(users)
@@ -151,7 +152,7 @@ def test_rejected_token_is_never_printed(tmp_path: Path) -> None:
     with FakeBotApiServer(FakeBotApi(), token=other) as server:
         run, _ = start_bot(tmp_path, server)
         try:
-            code = run.proc.wait(10)
+            code = run.proc.wait(30)
         finally:
             run.close()
     output = run.output()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -12,10 +11,9 @@ import pytest
 from bot.cli import main
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
-from bot.storage.sqlite.database import connect_sync
-from bot.storage.sqlite.migrations import apply_migrations
+from bot.storage.factory import prepare_database
 from bot.telegram.views import texts
-from tests import sample_bank
+from tests import factories, sample_bank
 from tests.probes import seed_fast_forgetting
 
 
@@ -31,8 +29,9 @@ async def test_terminal_loop_grades_and_explains(tmp_path: Path) -> None:
     assert "Type one letter from A to D" in text
     assert "Rationale A of" in text
     assert text.count("Explanation:") == 2
-    with sqlite3.connect(tmp_path / "t.sqlite3") as conn:
-        rows = conn.execute("SELECT question_id, chosen FROM answers ORDER BY id").fetchall()
+    rows = factories.rows(
+        tmp_path / "t.sqlite3", "SELECT question_id, chosen FROM answers ORDER BY id"
+    )
     assert [r[1] for r in rows] == ["0", "0"]
     assert "Answered 2" in text
 
@@ -81,11 +80,9 @@ async def test_a_question_relearned_in_the_sitting_says_why(tmp_path: Path) -> N
     qs = [sample_bank.question(f"q{i}", correct=(2,)) for i in range(5)]
     catalog = Catalog({"demo": sample_bank.bank(qs)})
     db = tmp_path / "t.sqlite3"
-    conn = connect_sync(db)
-    apply_migrations(conn)
-    seed_fast_forgetting(conn, "demo", "q0", dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
-    conn.commit()
-    conn.close()
+    prepare_database(db)
+    with factories.blocking(db) as conn:
+        seed_fast_forgetting(conn, "demo", "q0", dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
     out = io.StringIO()
     assert await play(catalog, db, None, None, 4, io.StringIO("A\n" * 4), out) == 0
     text = out.getvalue()

@@ -9,7 +9,6 @@ import io
 import json
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -26,7 +25,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.sqlite.database import Database
-from tests import sample_bank
+from tests import factories, sample_bank
 
 START = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 Req = dict[str, Any] | str
@@ -157,10 +156,9 @@ async def test_next_then_answer_wrong_then_again_then_stats(tmp_path: Path) -> N
     assert (stats["answered"], stats["correct"], stats["streak_days"]) == (1, 0, 1)
     assert stats["topics"] == {"alpha": {"answered": 1, "correct": 0}}
     assert stats["queue_mode"] == "standard"  # no evidence on the bank's forgetting yet
-    with sqlite3.connect(tmp_path / "j.sqlite3") as conn:
-        assert conn.execute("SELECT user_id, chosen, correct FROM answers").fetchall() == [
-            (7, "0", 0)
-        ]
+    assert factories.rows(
+        tmp_path / "j.sqlite3", "SELECT user_id, chosen, correct FROM answers"
+    ) == [(7, "0", 0)]
 
 
 async def test_shuffled_options_are_answered_by_position_and_stored_by_file_index(
@@ -178,9 +176,10 @@ async def test_shuffled_options_are_answered_by_position_and_stored_by_file_inde
         verdict = await s.handle(json.dumps({**request, "confidence": "sure"}))
         assert verdict["correct_options"] == keys
         assert verdict["chosen"] == sorted(wrong) and verdict["correct"] is False
-    with sqlite3.connect(tmp_path / "s.sqlite3") as conn:
-        row = conn.execute("SELECT chosen, time_to_answer_ms, confidence FROM answers").fetchone()
-        stored = conn.execute("SELECT option_order FROM deliveries").fetchone()[0]
+    row = factories.one(
+        tmp_path / "s.sqlite3", "SELECT chosen, time_to_answer_ms, confidence FROM answers"
+    )
+    (stored,) = factories.one(tmp_path / "s.sqlite3", "SELECT option_order FROM deliveries")
     order = [int(i) for i in stored.split(",")]  # file index at each shown position
     assert row == (",".join(str(i) for i in sorted(order[p] for p in wrong)), 9250, "sure")
 
@@ -200,8 +199,9 @@ async def test_exam_date_is_stored_per_learner_and_bank(tmp_path: Path) -> None:
     assert replies[:3] == [{"type": "ok", "user": u} for u in (4, 5, 5)]
     assert replies[3]["message"] == "the exam date 2027-01-03 is before today (2027-01-04)"
     assert replies[4]["message"].startswith('"date" is required')
-    with sqlite3.connect(tmp_path / "j.sqlite3") as conn:
-        rows = conn.execute("SELECT user_id, bank_id, exam_date FROM exam_dates").fetchall()
+    rows = factories.rows(
+        tmp_path / "j.sqlite3", "SELECT user_id, bank_id, exam_date FROM exam_dates"
+    )
     assert rows == [(4, "other", "2027-02-01")]
 
 
@@ -333,8 +333,12 @@ async def test_advance_moves_the_clock_the_service_uses(tmp_path: Path) -> None:
     assert replies[3]["now"] == "2027-01-05T08:00:00.250Z"
     # Answers on two consecutive simulated days make a streak of two.
     assert replies[-1]["streak_days"] == 2
-    with sqlite3.connect(tmp_path / "j.sqlite3") as conn:
-        times = [t for (t,) in conn.execute("SELECT answered_at FROM answers ORDER BY id")]
+    times = [
+        t
+        for (t,) in factories.rows(
+            tmp_path / "j.sqlite3", "SELECT answered_at FROM answers ORDER BY id"
+        )
+    ]
     assert times == [START.timestamp(), START.timestamp() + 86400.25]
 
 

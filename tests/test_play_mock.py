@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from bot.cli import main
 from bot.commands.play_mock import play_mock
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
-from tests import mock_bank
+from tests import factories, mock_bank
 
 
 async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> None:
@@ -33,9 +32,8 @@ async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> No
     assert "[Question 3/10" in text and "? letters to answer" in text
     assert "Unanswered: 2, 4, 5, 6, 7, 8, 9, 10. Flagged: 2." in text
     assert "Mock exam: " in text and "(pass mark 70%)" in text
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT status FROM mock_exams").fetchall() == [("finished",)]
-        assert conn.execute("SELECT COUNT(*) FROM answers").fetchone() == (2,)
+    assert factories.rows(db, "SELECT status FROM mock_exams") == [("finished",)]
+    assert factories.one(db, "SELECT COUNT(*) FROM answers") == (2,)
 
 
 async def test_leaving_keeps_the_exam_and_play_mock_resumes_it(tmp_path: Path) -> None:
@@ -66,10 +64,10 @@ def test_stats_command_prints_numbers_and_writes_the_chart(
     assert "Mock 1 · " in text and "running" in text
     with Image.open(png) as image:
         assert image.size[0] == 1000
-    with sqlite3.connect(db) as conn:
-        conn.execute(
-            "INSERT INTO exam_dates (user_id, bank_id, exam_date, set_at)"
-            " SELECT 0, bank_id, '2099-01-01', 0 FROM mock_exams"
-        )
+    factories.execute(
+        db,
+        "INSERT INTO exam_dates (user_id, bank_id, exam_date, set_at)"
+        " SELECT 0, bank_id, '2099-01-01', 0 FROM mock_exams",
+    )
     assert main(["stats", "--user", "0"]) == 0
     assert "Exam date 2099-01-01 (in " in capsys.readouterr().out

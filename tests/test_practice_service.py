@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -16,7 +15,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage.sqlite.database import Database
-from tests import sample_bank
+from tests import factories, sample_bank
 
 ANN = Learner(11, "Ann")
 
@@ -33,8 +32,7 @@ async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
 
 
 def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
+    return factories.rows(path, sql)
 
 
 async def answer_right(service: PracticeService, chat_id: int, learner: Learner) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,7 @@ def buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def db_rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
+    return factories.rows(path, sql)
 
 
 async def ask(h: Harness) -> dict[str, Any]:

@@ -4,12 +4,12 @@ duplicates are no more than the pushes that were in flight (claimed, outcome not
 from __future__ import annotations
 
 import signal
-import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
+from tests import factories
 from tests.fakes import FakeBotApi, FakeBotApiServer, wait_for
 from tests.push_support import FIRST_CHAT, SUBSCRIBERS, seed, served, start_bot, states
 
@@ -51,13 +51,11 @@ def test_kill_9_mid_push_misses_no_one(tmp_path: Path) -> None:
     duplicates = sum(counts[c] - 1 for c in chats)
     assert duplicates <= in_flight_at_kills
     assert states(db) == {"sent": SUBSCRIBERS}
-    with sqlite3.connect(db) as conn:
-        # One day key per chat, and every message id recorded on its delivery.
-        assert conn.execute("SELECT COUNT(DISTINCT chat_id) FROM push_log").fetchone() == (
-            SUBSCRIBERS,
-        )
-        assert conn.execute(
-            "SELECT COUNT(*) FROM deliveries WHERE source = 'daily' AND message_id IS NULL"
-            " AND id IN (SELECT delivery_id FROM push_log)"
-        ).fetchone() == (0,)
+    # One day key per chat, and every message id recorded on its delivery.
+    assert factories.one(db, "SELECT COUNT(DISTINCT chat_id) FROM push_log") == (SUBSCRIBERS,)
+    assert factories.one(
+        db,
+        "SELECT COUNT(*) FROM deliveries WHERE source = 'daily' AND message_id IS NULL"
+        " AND id IN (SELECT delivery_id FROM push_log)",
+    ) == (0,)
     print(f"duplicates {duplicates} <= in flight at kills {in_flight_at_kills}")

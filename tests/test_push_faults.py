@@ -31,11 +31,7 @@ START = dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC)
 
 
 def rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
+    return factories.rows(path, sql, params)
 
 
 def states(h: Harness) -> dict[str, int]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 
 from bot.schedule.push import PushService
+from tests import factories
 from tests.botharness import running_bot
 
 START = dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC)
@@ -28,9 +28,8 @@ async def test_plan_turns_every_due_subscription_into_one_row_whatever_the_batch
         assert await push.plan(h.clock.now()) == 130
         assert await push.plan(h.clock.now()) == 0  # moved to tomorrow: nothing twice
         assert push.longest_plan_hold > 0
-        with sqlite3.connect(h.db_path) as conn:
-            rows = conn.execute("SELECT chat_id, due_at, state FROM push_log").fetchall()
-            nxt = conn.execute("SELECT MIN(next_due_at) FROM subscriptions").fetchone()[0]
+        rows = factories.rows(h.db_path, "SELECT chat_id, due_at, state FROM push_log")
+        (nxt,) = factories.one(h.db_path, "SELECT MIN(next_due_at) FROM subscriptions")
         assert sorted(r[0] for r in rows) == list(range(5000, 5130))
         assert {r[2] for r in rows} == {"pending"}
         # 06:30 UTC, 06:45 UTC, 05:30 UTC (06:30 Lisbon, summer time), 05:45 UTC

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,7 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 
 def rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql, params).fetchall()
+    return factories.rows(path, sql, params)
 
 
 def log_states(h: Harness) -> dict[int, str]:

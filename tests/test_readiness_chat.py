@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import sqlite3
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -93,15 +92,13 @@ async def test_readiness_reads_the_stored_memory_and_replays_only_without_it(
         stored = await h.services.practice.learning.memory(ANN["id"], bank)
         assert len(stored) == 12 and await service.memory_states(ANN["id"], bank) == stored
         # What the answer transaction stored is what counts, not a replay of the answers.
-        with sqlite3.connect(h.db_path) as conn:
-            conn.execute("UPDATE memory_states SET stability = 999.0, reps = 7")
+        factories.execute(h.db_path, "UPDATE memory_states SET stability = 999.0, reps = 7")
         changed = await service.memory_states(ANN["id"], bank)
         assert {s.stability for s in changed.values()} == {999.0}
         report = await service.report(ANN["id"])
         assert report.readiness.answers == 12 * 7
         # Answers without stored states (recorded before the memory model): replayed.
-        with sqlite3.connect(h.db_path) as conn:
-            conn.execute("DELETE FROM memory_states")
+        factories.execute(h.db_path, "DELETE FROM memory_states")
         assert await service.memory_states(ANN["id"], bank) == stored
 
 

@@ -4,10 +4,9 @@ history is gone (answers, memory, misconceptions, exam date) and other exams are
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 
-from bot.storage.sqlite.database import prepare
+from bot.storage.factory import prepare_database
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank
@@ -118,8 +117,8 @@ REVIEWED = {
 
 def test_every_table_keyed_by_a_learner_has_a_reset_decision(tmp_path: Path) -> None:
     path = tmp_path / "schema.sqlite3"
-    prepare(path)
-    with sqlite3.connect(path) as conn:
+    prepare_database(path)
+    with factories.blocking(path) as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         keyed = {
             n

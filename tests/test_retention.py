@@ -3,7 +3,6 @@ the operator sets QUIZBOT_RETENTION_DAYS; totals behind /stats stay."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,14 @@ from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule import retention
 from bot.storage import practice_sql
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import Database
 
 DAY = 86400.0
 NOW = 1_800_000_000.0
 
 
-def seed(conn: sqlite3.Connection) -> None:
+def seed(conn: Connection) -> None:
     practice_sql.upsert_user(conn, Learner(1, "A"), NOW)
     for age in (200, 120, 100, 95, 30, 1):  # days
         t = NOW - age * DAY
@@ -55,7 +55,7 @@ def seed(conn: sqlite3.Connection) -> None:
 
 
 async def counts(db: Database) -> tuple[int, int, int, int]:
-    def read(c: sqlite3.Connection) -> tuple[int, int, int, int]:
+    def read(c: Connection) -> tuple[int, int, int, int]:
         one = lambda q: int(c.execute(q).fetchone()[0])  # noqa: E731
         return (
             one("SELECT COUNT(*) FROM push_log"),

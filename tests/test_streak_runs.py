@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import sqlite3
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -15,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.domain.streaks import streak_of_days
 from bot.storage import summaries
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
@@ -29,14 +29,14 @@ UPSERT = (
 )
 
 
-def db(path: Path) -> sqlite3.Connection:
+def db(path: Path) -> Connection:
     conn = connect_sync(path)
     conn.row_factory = None
     apply_migrations(conn)
     return conn
 
 
-def days_of(conn: sqlite3.Connection, uid: int) -> list[str]:
+def days_of(conn: Connection, uid: int) -> list[str]:
     rows = conn.execute(
         "SELECT local_date FROM learner_days WHERE user_id = ? ORDER BY local_date DESC", (uid,)
     )
@@ -56,14 +56,14 @@ def latest_run(days_newest_first: list[str]) -> tuple[str, str] | None:
     return start.isoformat(), days_newest_first[0]
 
 
-def run_row(conn: sqlite3.Connection, uid: int) -> tuple[str, str] | None:
+def run_row(conn: Connection, uid: int) -> tuple[str, str] | None:
     row = conn.execute(
         "SELECT run_start, run_end FROM learner_runs WHERE user_id = ?", (uid,)
     ).fetchone()
     return None if row is None else (row[0], row[1])
 
 
-def assert_same_streaks(conn: sqlite3.Connection, uid: int, nows: list[tuple[int, str]]) -> None:
+def assert_same_streaks(conn: Connection, uid: int, nows: list[tuple[int, str]]) -> None:
     days = days_of(conn, uid)
     assert run_row(conn, uid) == latest_run(days)
     for hours, zone_name in nows:

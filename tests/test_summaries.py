@@ -4,7 +4,6 @@ answers, and always equal to what the answers themselves say."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -14,6 +13,7 @@ from bot.domain.groups import week_key, week_start
 from bot.domain.streaks import current_streak, streak_of_days
 from bot.storage import practice_sql, summaries
 from bot.storage.chat_migration import migrate_chat
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.gen_history import migrate_up_to
@@ -24,7 +24,7 @@ ZONES = ["Asia/Kolkata", "America/New_York", None]
 SUMMARY_TABLES = ("learner_topics", "learner_days", "member_totals")
 
 
-def people(conn: sqlite3.Connection) -> None:
+def people(conn: Connection) -> None:
     for uid in range(1, 9):
         tz = ZONES[uid % len(ZONES)]
         conn.execute(
@@ -50,7 +50,7 @@ def answers(seed: int, n: int = 600) -> list[tuple[int, int, str, bool, float]]:
     return sorted(out, key=lambda a: a[4])
 
 
-def record(conn: sqlite3.Connection, rows: list[tuple[int, int, str, bool, float]]) -> None:
+def record(conn: Connection, rows: list[tuple[int, int, str, bool, float]]) -> None:
     """Answers as the bot records them (through insert_answer)."""
     conn.execute("BEGIN")
     for uid, chat, topic, correct, t in rows:
@@ -67,19 +67,19 @@ def record(conn: sqlite3.Connection, rows: list[tuple[int, int, str, bool, float
     conn.execute("COMMIT")
 
 
-def table(conn: sqlite3.Connection, name: str) -> list[tuple[object, ...]]:
+def table(conn: Connection, name: str) -> list[tuple[object, ...]]:
     return sorted(conn.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> sqlite3.Connection:
+def conn(tmp_path: Path) -> Connection:
     c = connect_sync(tmp_path / "s.sqlite3")
     c.row_factory = None
     return c
 
 
 def test_backfill_of_old_answers_equals_what_the_answer_transaction_keeps(
-    tmp_path: Path, conn: sqlite3.Connection
+    tmp_path: Path, conn: Connection
 ) -> None:
     rows = answers(1)
     apply_migrations(conn)
@@ -109,7 +109,7 @@ def test_backfill_of_old_answers_equals_what_the_answer_transaction_keeps(
     assert len(table(conn, "member_totals")) > 10
 
 
-def test_summaries_agree_with_the_answers(conn: sqlite3.Connection) -> None:
+def test_summaries_agree_with_the_answers(conn: Connection) -> None:
     apply_migrations(conn)
     people(conn)
     rows = answers(2)
@@ -150,7 +150,7 @@ def test_streak_reads_days_up_to_the_first_gap() -> None:
     assert streak_of_days(iter([]), now, zone) == 0
 
 
-def test_a_group_upgrade_adds_its_totals_to_the_new_id(conn: sqlite3.Connection) -> None:
+def test_a_group_upgrade_adds_its_totals_to_the_new_id(conn: Connection) -> None:
     apply_migrations(conn)
     people(conn)
     rows = [r for r in answers(3) if r[1] in (GROUP, OTHER_GROUP)]

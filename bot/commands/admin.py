@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help="a running bot silent for longer is reported unhealthy (default 120)",
     )
+    health.add_argument(
+        "--deep", action="store_true", help="also check every page of the database (quick_check)"
+    )
     health.set_defaults(func=cmd_health)
 
 
@@ -70,6 +73,6 @@ def cmd_health(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": False, "error": str(err)}))
         return 1
     max_age = args.max_heartbeat_age or health.DEFAULT_MAX_HEARTBEAT_AGE_S
-    report = health.check(settings, max_heartbeat_age_s=max_age)
+    report = health.check(settings, max_heartbeat_age_s=max_age, deep=args.deep)
     print(json.dumps(report, indent=2))
     return 0 if report["ok"] else 1

@@ -108,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "stopped: %s: %s", type(err).__name__, err, exc_info=err
         )
         return 1
-    return 0
+    return 1 if app.bot_data.ops.unsaved_at_stop else 0
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

@@ -17,9 +17,12 @@ def sqlite_path(target: str | Path) -> Path:
     return Path(text.removeprefix(SQLITE_PREFIX)) if text.startswith(SQLITE_PREFIX) else Path(text)
 
 
-def open_database(target: str | Path, *, default_timezone: str = "UTC") -> Store:
-    """The database `target` names, not yet open: `async with open_database(...) as db`."""
-    return Database(sqlite_path(target), default_timezone=default_timezone)
+def open_database(
+    target: str | Path, *, default_timezone: str = "UTC", durability: str = "normal"
+) -> Store:
+    """The database `target` names, not yet open: `async with open_database(...) as db`.
+    `durability`: "full" makes every commit survive a power cut too (QUIZBOT_DURABILITY)."""
+    return Database(sqlite_path(target), default_timezone=default_timezone, durability=durability)
 
 
 def prepare_database(target: str | Path, default_timezone: str = "UTC") -> list[str]:

@@ -73,6 +73,9 @@ class Store(Protocol):
     connects and brings the schema up to date."""
 
     default_timezone: str  # the zone of learners and chats that set none (for backfills)
+    # The kind of the last write failure that lasts ("disk full", "read-only", "file
+    # replaced"...), None once a write commits again: health reports it.
+    fault: str | None
 
     async def open(self) -> None:
         """Connect and migrate; DatabaseUnavailable when the database cannot be used."""

@@ -23,10 +23,12 @@ from bot.practice.clock import Clock, SystemClock
 from bot.practice.core import Core, build_core
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.factory import open_database
+from bot.storage.port import StorageError
 from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
+from bot.telegram.inbox import Inbox, InboxProcessor, InboxRequest
 from bot.telegram.outbound import group_rounds
 from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.push_courier import TelegramCourier
@@ -59,6 +61,11 @@ def build_application(
     shared request, as before.
     """
     clock = clock or SystemClock()
+    processor = InboxProcessor(32)
+    if request is not None:
+        fetching = InboxRequest(updates_request or request)
+    else:
+        fetching = InboxRequest(HTTPXRequest(read_timeout=40))
     own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
     background: list[asyncio.Task[None]] = []  # start-up work that must not delay the start
 
@@ -87,12 +94,16 @@ def build_application(
         return bot
 
     async def post_init(app: QuizApp) -> None:
-        db = open_database(settings.db, default_timezone=settings.default_timezone)
+        db = open_database(
+            settings.db, default_timezone=settings.default_timezone, durability=settings.durability
+        )
         await db.open()
         core = build_core(db, catalog, settings, clock=clock, rng=rng)
         # The push sends through its own bot (and connection pool); pushed quiz polls too.
         services = telegram_services(app, core, await push_bot(app))
+        services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
         app.bot_data.services = services
+        await replay_unhandled(app, services.inbox)
         await start_jobs(app, services)
         # The command menus are cosmetic: set in the background, retried, never fatal.
         menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
@@ -121,12 +132,18 @@ def build_application(
         if services is None:
             return
         try:
+            if services.inbox is not None:
+                await services.inbox.close()
             await services.push.stop()
             while own_push_request:  # after the push stopped: nothing sends through it now
                 await own_push_request.pop().shutdown()
             reload.remove_sighup()
             await cancel_retries()
             await status.mark_stopped(app, services)
+        except StorageError as err:
+            # One line, and `quizbot run` exits non-zero: what the stop should record is lost.
+            log.error("stopping: the database could not record the stop: %s", err)
+            app.bot_data.ops.unsaved_at_stop = True
         finally:
             # Whatever failed above (a full disk, a held lock), the database is closed: its
             # threads would otherwise keep the process alive after a SIGTERM.
@@ -140,7 +157,7 @@ def build_application(
         .context_types(ContextTypes(context=QuizContext, bot_data=BotData))
         # Answers are independent per user and the database enforces one answer per user and
         # question, so updates need not wait for each other.
-        .concurrent_updates(32)
+        .concurrent_updates(processor)
         # Counts updates not yet handled: the webhook acknowledges only what fits a bound.
         .update_queue(CountingQueue())
         # No AIORateLimiter: it would put learners' replies in one queue with the push, so a
@@ -150,10 +167,10 @@ def build_application(
         .post_shutdown(post_shutdown)
     )
     if request is not None:
-        builder = builder.request(request).get_updates_request(updates_request or request)
+        builder = builder.request(request).get_updates_request(fetching)
     else:
         builder = builder.request(HTTPXRequest(connection_pool_size=32)).get_updates_request(
-            HTTPXRequest(read_timeout=40)
+            fetching
         )
     if not with_updater:
         builder = builder.updater(None)
@@ -246,3 +263,12 @@ async def start_jobs(app: QuizApp, services: Services) -> None:
     await group_rounds.on_startup(app.bot, services, app.job_queue)
     # Mock exams whose deadline passed while the bot was down: submitted, results sent.
     await mock_jobs.on_startup(app.bot, app.job_queue, services)
+
+
+async def replay_unhandled(app: QuizApp, inbox: Inbox) -> None:
+    """Queue what was stored and not handled before the last stop (a crash, kill -9)."""
+    payloads = await inbox.unhandled()
+    for payload in payloads:
+        app.update_queue.put_nowait(Update.de_json(payload, app.bot))
+    if payloads:
+        log.info("inbox: %d updates stored before the last stop are handled now", len(payloads))

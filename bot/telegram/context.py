@@ -18,6 +18,7 @@ from bot.practice.service import PracticeService
 from bot.schedule.push import PushService
 from bot.storage.port import Store
 from bot.telegram.alerts import AdminAlerts
+from bot.telegram.inbox import Inbox
 from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.throttle import EditThrottle
 
@@ -39,6 +40,7 @@ class Services:
     readiness: ReadinessService
     guards: ChatGuards  # one result per button, group /quiz pace, /reset
     flood: FloodGate = field(default_factory=lambda: FloodGate(0, 60))  # per-sender updates
+    inbox: Inbox | None = None  # updates stored before they are acknowledged
 
 
 @dataclass
@@ -48,6 +50,10 @@ class OpsState:
     last_update_at: float | None = None
     last_written_at: float = float("-inf")
     updates_seen: int = 0
+    # Storage faults by kind: (repeats since the last log line, monotonic time of that line).
+    storage_faults: dict[str, tuple[int, float]] = field(default_factory=dict)
+    told_cannot_save: dict[int, float] = field(default_factory=dict)  # user -> monotonic time
+    unsaved_at_stop: bool = False  # the stop could not be recorded: `run` exits non-zero
 
 
 class BotData:

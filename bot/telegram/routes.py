@@ -36,8 +36,16 @@ from bot.telegram.handlers import (
     reset,
     wrong_place,
 )
-from bot.telegram.views import callbacks, mock_callbacks
+from bot.telegram.handlers.buttons import Button
 
+# Every button, as its handler declares it: the answer first (see handlers()).
+BUTTONS: list[Button] = [
+    *answers.BUTTONS,
+    *reset.BUTTONS,
+    *daily.BUTTONS,
+    *mock_buttons.BUTTONS,
+    *mock.BUTTONS,
+]
 PRIVATE = filters.ChatType.PRIVATE
 # Stickers, photos, voice notes, files, locations...: new messages only (not edits), and not
 # the service messages Telegram posts about the chat itself.
@@ -58,10 +66,11 @@ PRIVATE_ONLY = ["admin", "reload", "exam", "mistakes", "confidence", "mock", "re
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     """The handlers, in the order they are tried."""
     return [
-        # The answer tap first: it is the busiest update, and PTB asks every handler before
-        # the matching one (some 40 checks otherwise). Only the catch-all below also takes an
-        # answer's callback query (tests/test_routes_order.py), so its place changes nothing.
-        CallbackQueryHandler(answers.on_answer, pattern=callbacks.ANSWER),
+        # The buttons first, the answer tap foremost: it is the busiest update, and PTB asks
+        # every handler before the matching one. Each button's pattern starts with its own
+        # prefix, so only the catch-all below also takes its press (tests/test_routes_order.py)
+        # and their order among themselves changes nothing.
+        *(button.route() for button in BUTTONS),
         # The reveal's "Why?" deep link: `/start why_<delivery id>`.
         CommandHandler(
             "start", group_quiz.why_start, filters=PRIVATE & filters.Regex(WHY_DEEP_LINK)
@@ -76,7 +85,6 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("mock", mock.mock, filters=PRIVATE),
         CommandHandler("ready", mock.ready, filters=PRIVATE),
         CommandHandler("reset", reset.reset, filters=PRIVATE),
-        CallbackQueryHandler(reset.on_reset_button, pattern=callbacks.RESET),
         CommandHandler(GROUP_ONLY, wrong_place.private_group_only, filters=PRIVATE),
         # Everywhere; a channel's commands come as channel posts, which are not "messages".
         CommandHandler(
@@ -89,7 +97,6 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("daily", daily.daily, filters=PRIVATE),
         CommandHandler("admin", admin.admin, filters=PRIVATE),
         CommandHandler("report", admin.report, filters=PRIVATE),
-        CallbackQueryHandler(daily.on_daily_button, pattern=callbacks.DAILY),
         # Groups and channels
         CommandHandler("quiz", group_quiz.quiz, filters=GROUPS_AND_CHANNELS),
         CommandHandler("reveal", group_quiz.reveal_command, filters=GROUPS_AND_CHANNELS),
@@ -106,18 +113,6 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate),
         PollAnswerHandler(group_answers.on_poll_answer),
         CommandHandler("reload", ops.reload_command, filters=PRIVATE),
-        CallbackQueryHandler(answers.on_toggle, pattern=callbacks.TOGGLE),
-        CallbackQueryHandler(answers.on_submit, pattern=callbacks.SUBMIT),
-        CallbackQueryHandler(answers.on_confidence, pattern=callbacks.CONFIDENCE),
-        CallbackQueryHandler(answers.on_exam_offer, pattern=callbacks.EXAM_OFFER),
-        CallbackQueryHandler(answers.on_practice, pattern=callbacks.PRACTICE),
-        CallbackQueryHandler(answers.on_next, pattern=callbacks.NEXT),
-        CallbackQueryHandler(answers.on_explain, pattern=callbacks.EXPLAIN),
-        CallbackQueryHandler(answers.on_topic, pattern=callbacks.TOPIC),
-        CallbackQueryHandler(answers.on_bank, pattern=callbacks.BANK),
-        CallbackQueryHandler(mock_buttons.on_move, pattern=mock_callbacks.MOVE),
-        CallbackQueryHandler(mock_buttons.on_review, pattern=mock_callbacks.REVIEW),
-        CallbackQueryHandler(mock.on_offer, pattern=mock_callbacks.OFFER),
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
@@ -131,13 +126,12 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 def early_handlers() -> list[tuple[int, BaseHandler[Any, Any, Any]]]:
     """(group, handler) run on every update before the handlers above, each in its own group
     (a group runs only its first matching handler): the update tracker sees every update,
-    then flood control and the button permissions may stop one before any work is done."""
+    then flood control may stop one before any work is done."""
     # Blocking on purpose: a non-blocking handler is a task the app must be running to await,
     # and these only touch memory (the database at most every few seconds).
     return [
         (-3, TypeHandler(Update, ops.track_update)),
         (-2, TypeHandler(Update, gates.flood_gate)),
-        (-1, CallbackQueryHandler(gates.button_gate)),
     ]
 
 

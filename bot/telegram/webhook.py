@@ -153,6 +153,20 @@ class UpdateHandler(RequestHandler):
             self.set_status(200)
             self.finish()
             return
+        services = self.app.bot_data.services
+        inbox = services.inbox if services is not None else None
+        if inbox is not None:
+            try:
+                fresh = await inbox.receive([(update.update_id, body.decode("utf-8"))])
+            except Exception as err:  # not stored: not acknowledged, Telegram sends it again
+                self.state.bad_log.warning("webhook: update not stored, 503: %s", err)
+                self.send_error(503)
+                return
+            if update.update_id not in fresh:
+                self.state.duplicates += 1  # stored before (and handled or being handled)
+                self.set_status(200)
+                self.finish()
+                return
         await self.app.update_queue.put(update)
         self.state.received += 1
         self.set_status(200)
@@ -188,6 +202,9 @@ async def live_report(app: QuizApp, state: WebhookState) -> dict[str, Any]:
         try:
             full = await services.db.read(lambda conn: database_report(conn, now))
             database = {k: full[k] for k in ("ok", "schema_version", "push_backlog")}
+            if services.db.fault is not None:
+                # Reads work on a full disk; the writes that matter (answers) do not.
+                database.update(ok=False, error=f"writes failing: {services.db.fault}")
         except Exception as err:  # any failure here is the health verdict, not a crash
             database = {"ok": False, "error": f"{type(err).__name__}: {err}"}
     catalog = services.catalog.banks if services is not None else {}

@@ -24,7 +24,6 @@ import json
 import os
 import random
 import shutil
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -41,6 +40,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.storage import summaries
+from bot.storage.port import Connection
 from bot.storage.sqlite.database import Database
 from tests.bench import gen_history as gen
 
@@ -127,7 +127,7 @@ async def streak_cost(db: Database, user_id: int) -> None:
     ):
         times: list[float] = []
 
-        def read(c: sqlite3.Connection, fn: Any = fn, times: list[float] = times) -> int:
+        def read(c: Connection, fn: Any = fn, times: list[float] = times) -> int:
             for _ in range(200):
                 t0 = time.perf_counter()
                 days = fn(c, user_id, gen.END, zone)

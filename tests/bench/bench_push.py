@@ -23,7 +23,6 @@ import datetime as dt
 import json
 import os
 import resource
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,7 @@ from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule.push import PushService
 from bot.storage import push_log
+from bot.storage.port import Connection
 from bot.storage.sqlite import database as db_module
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
@@ -233,7 +233,7 @@ async def grace_run(folder: Path) -> dict[str, Any]:
         chats = range(10_000, 10_000 + GRACE_SUBSCRIBERS)
         now = h.clock.now()
 
-        def subscribe(conn: sqlite3.Connection) -> None:
+        def subscribe(conn: Connection) -> None:
             for chat in chats:
                 push_log.upsert_subscription(
                     conn,
@@ -253,8 +253,9 @@ async def grace_run(folder: Path) -> dict[str, Any]:
         sent = await push.run_once()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         dates = api.dates
-        with sqlite3.connect(h.db_path) as conn:
-            states = dict(conn.execute("SELECT state, COUNT(*) FROM push_log GROUP BY state"))
+        states = dict(
+            factories.rows(h.db_path, "SELECT state, COUNT(*) FROM push_log GROUP BY state")
+        )
     deadline = due_at + GRACE_MINUTES * 60
     return {
         "sent": sent,
@@ -303,12 +304,10 @@ def _percentile(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100)[q - 1] if len(samples) > 1 else samples[0]
 
 
-def clocked(
-    fn: Callable[[sqlite3.Connection], T], into: list[float]
-) -> Callable[[sqlite3.Connection], T]:
+def clocked(fn: Callable[[Connection], T], into: list[float]) -> Callable[[Connection], T]:
     """fn, each call's duration appended to `into`."""
 
-    def run(conn: sqlite3.Connection) -> T:
+    def run(conn: Connection) -> T:
         began = time.perf_counter()
         try:
             return fn(conn)
@@ -334,7 +333,7 @@ async def plan_million(folder: Path) -> dict[str, float]:
 
     inside: list[float] = []
 
-    async def timed(fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def timed(fn: Callable[[Connection], T]) -> T:
         started = time.perf_counter()
         try:
             return await write(clocked(fn, inside))
@@ -344,7 +343,7 @@ async def plan_million(folder: Path) -> dict[str, float]:
     wal_file = folder / "bot.sqlite3-wal"
     wal_sizes: list[int] = []
 
-    def answer_sized(conn: sqlite3.Connection) -> None:
+    def answer_sized(conn: Connection) -> None:
         conn.execute("INSERT INTO probe (at) VALUES (?)", (time.time(),))
 
     async def probe() -> None:
@@ -395,8 +394,7 @@ async def plan_million(folder: Path) -> dict[str, float]:
         db.write = write  # type: ignore[method-assign]
         await stopped(app)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    with sqlite3.connect(folder / "bot.sqlite3") as conn:
-        rows = conn.execute("SELECT COUNT(*) FROM push_log").fetchone()[0]
+    (rows,) = factories.one(folder / "bot.sqlite3", "SELECT COUNT(*) FROM push_log")
     return {
         "planned": planned,
         "rows": rows,

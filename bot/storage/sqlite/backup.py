@@ -93,8 +93,9 @@ def backup_database(source: Path, dest: Path) -> BackupReport:
     _remove_partial(partial)
     try:
         # Created here rather than by SQLite, which says only "unable to open database file"
-        # where the OS says "Permission denied" or "Read-only file system".
-        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        # where the OS says "Permission denied" or "Read-only file system"; readable by its
+        # owner only, as it holds what the database holds.
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as err:
         raise BackupError(f"cannot write in {dest.parent}: {err.strerror or err}") from None
     try:

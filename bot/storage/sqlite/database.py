@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,6 +50,24 @@ def _busy(err: BaseException) -> bool:
     return isinstance(err, sqlite3.OperationalError) and (
         "database is locked" in text or "database is busy" in text
     )
+
+
+def fault_kind(err: BaseException) -> str | None:
+    """What kind of storage fault a failed write shows (None: not one that lasts, such as a
+    lock held elsewhere or a constraint a caller broke)."""
+    text = str(err).lower()
+    for needle, kind in (
+        ("disk is full", "disk full"),
+        ("readonly", "read-only"),
+        ("read-only", "read-only"),
+        ("disk i/o error", "I/O error"),
+        ("malformed", "corrupt"),
+        ("not a database", "corrupt"),
+        ("replaced or deleted", "file replaced"),
+    ):
+        if needle in text:
+            return kind
+    return None
 
 
 def storage_error(err: sqlite3.Error) -> StorageError:
@@ -83,8 +102,6 @@ def prepare(path: Path | str, default_timezone: str = "UTC") -> list[str]:
     path = Path(path)
     conn: sqlite3.Connection | None = None
     try:
-        if path.parent and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect_sync(path)
         return apply_migrations(conn, default_timezone)
     except (sqlite3.Error, OSError) as err:
@@ -115,6 +132,11 @@ def read_only(path: Path | str, timeout_s: float = 5.0) -> Iterator[sqlite3.Conn
         conn.close()
 
 
+def quick_check(conn: sqlite3.Connection) -> list[str]:
+    """SQLite's quick_check: ["ok"], or what it found damaged."""
+    return [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
+
+
 def configure(conn: sqlite3.Connection) -> None:
     """Pragmas every connection gets: WAL, foreign keys, a busy timeout."""
     conn.row_factory = sqlite3.Row
@@ -126,8 +148,19 @@ def configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA busy_timeout=5000")
 
 
+def create_private(path: Path) -> None:
+    """Create the database file (and its folder) readable by its owner only, when missing: it
+    holds learners' names and answers. SQLite gives its -wal and -shm files the database
+    file's permissions."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def connect_sync(path: Path | str) -> sqlite3.Connection:
     """A configured blocking connection (CLI tools, migrations, tests)."""
+    create_private(Path(path))
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         configure(conn)
@@ -146,9 +179,16 @@ class Database:
     """
 
     def __init__(
-        self, path: Path | str, *, default_timezone: str = "UTC", wal: WalPolicy | None = None
+        self,
+        path: Path | str,
+        *,
+        default_timezone: str = "UTC",
+        wal: WalPolicy | None = None,
+        durability: str = "normal",
     ) -> None:
         self.path = Path(path)
+        # FULL syncs the WAL at every commit: a commit then survives a power cut too.
+        self.synchronous = "FULL" if durability == "full" else "NORMAL"
         self.default_timezone = default_timezone  # for backfills of per-zone summaries
         self.wal_policy = wal or WalPolicy()
         self.wal: WalKeeper | None = None
@@ -156,13 +196,18 @@ class Database:
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._readers: ReaderPool | None = None
+        # The file opened (device, inode): a file deleted or replaced under the bot would
+        # otherwise take writes that no restart finds.
+        self._identity: tuple[int, int] | None = None
+        # The kind of the last write failure that lasts (a full disk, a replaced file), None
+        # once a write commits again: health reports it.
+        self.fault: str | None = None
 
     async def open(self) -> None:
         """Connect, set pragmas and bring the schema up to date; DatabaseUnavailable if the
         file cannot be used (the connection and its thread are closed again first)."""
         try:
-            if self.path.parent and not self.path.parent.exists():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+            create_private(self.path)
             self._writer = await aio.connect(self.path, configure)
             applied = await self.call(
                 functools.partial(apply_migrations, default_timezone=self.default_timezone)
@@ -175,12 +220,21 @@ class Database:
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
         await self.call(functools.partial(configure_writer, policy=self.wal_policy))
+        await self.call(lambda c: c.execute(f"PRAGMA synchronous={self.synchronous}"))
         try:
             # A new WAL's header is synced by its first write: this one, not a learner's.
             await self.call(functools.partial(run_transaction, fn=restart_wal))
         except sqlite3.OperationalError:  # the write lock held elsewhere: a learner's then
             log.debug("database %s: no WAL warm-up write", self.path, exc_info=True)
         self._readers = await ReaderPool.open(self.path, READERS, configure)
+        found = await self.read(quick_check)
+        if found != ["ok"]:
+            log.error(
+                "database %s: quick_check found damage (restore a backup): %s",
+                self.path, "; ".join(found[:5]),
+            )  # fmt: skip
+        stat = os.stat(self.path)
+        self._identity = (stat.st_dev, stat.st_ino)
         self.wal = WalKeeper(
             functools.partial(connect_sync, self.path),
             self.wal_policy,
@@ -251,8 +305,10 @@ class Database:
             batch, self._queue = self._queue, []
             fns = [fn for fn, _ in batch]
             try:
+                self._check_identity()
                 results = await self.call(functools.partial(run_batch, fns=fns))
             except BaseException as err:
+                self._note_fault(err)
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(err)
@@ -261,6 +317,8 @@ class Database:
                 continue
             if self.wal is not None:
                 self.wal.committed()
+            failed = [value for ok, value in results if not ok]
+            self._note_fault(failed[0] if failed and len(failed) == len(results) else None)
             for (_, future), (ok, value) in zip(batch, results, strict=True):
                 if future.done():
                     continue
@@ -268,6 +326,27 @@ class Database:
                     future.set_result(value)
                 else:
                     future.set_exception(value)
+
+    def _check_identity(self) -> None:
+        try:
+            stat = os.stat(self.path)
+            same = (stat.st_dev, stat.st_ino) == self._identity
+        except OSError:
+            same = False
+        if self._identity is not None and not same:
+            raise sqlite3.OperationalError(
+                f"the database file {self.path} was replaced or deleted while the bot ran; "
+                "no answer is taken until it is restarted on the right file"
+            )
+
+    def _note_fault(self, err: BaseException | None) -> None:
+        kind = None if err is None else fault_kind(err)
+        if kind is not None and kind != self.fault:
+            log.error("database %s: %s: %s", self.path, kind, err)
+        elif kind is None and self.fault is not None and err is None:
+            log.warning("database %s: writes succeed again after: %s", self.path, self.fault)
+        if kind is not None or err is None:
+            self.fault = kind
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a read-only fn(conn) on a reader connection; it sees one committed snapshot

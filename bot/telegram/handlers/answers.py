@@ -1,8 +1,12 @@
-"""Button presses in a private chat: answer, toggle, submit, next, all options explained, topic."""
+"""Button presses in a private chat: answer, toggle, submit, next, all options explained, topic.
+
+Answers, toggles and submits in groups and channels go on to group_answers, topic and bank
+choices there to group_topics.
+"""
 
 from __future__ import annotations
 
-from telegram import CallbackQuery, Update
+from telegram import Update
 from telegram.error import TelegramError
 
 from bot.bank.models import Kind
@@ -11,38 +15,31 @@ from bot.learning.memory import Confidence
 from bot.practice.chat_guards import EXPLAIN, NEXT
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_answers, group_topics
+from bot.telegram.handlers.buttons import Buttons, Press, Who
 from bot.telegram.handlers.common import (
     REFUSALS,
-    Press,
     is_private,
     learner,
     message_lock,
-    pressed,
-    query_message,
     send_next_question,
     send_question,
 )
-from bot.telegram.outbound.fast_edit import edit_html_json
-from bot.telegram.outbound.fast_send import answer_callback
-from bot.telegram.outbound.send import edit_markup, edit_or_send, send_html
-from bot.telegram.views import callbacks, faces, keyboards, render, texts
+from bot.telegram.outbound.json_api import answer_callback
+from bot.telegram.outbound.send import edit_html_json, edit_markup, edit_or_send, send_html
+from bot.telegram.views import callbacks, keyboards, render, render_cache, texts
 from bot.telegram.views.render import clip, esc
 
-
-async def _refuse(query: CallbackQuery, text: str = texts.CB_UNKNOWN) -> None:
-    await query.answer(text)
+BUTTONS = Buttons()
 
 
-async def _show_verdict(
-    query: CallbackQuery, context: QuizContext, outcome: AnswerOutcome
-) -> None:
+async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutcome) -> None:
     """Answer the callback at once with the short verdict, then edit in the full one.
 
     A repeated tap edits too: if the first verdict edit was lost (a timeout, a 5xx), the
     learner still gets it; if it is in place, Telegram's "message is not modified" is ignored.
     """
-    message = query_message(query)
-    assert outcome.delivery is not None and message is not None
+    query, message = press.query, press.message
+    assert outcome.delivery is not None
     if outcome.status is AnswerStatus.ALREADY:
         short = texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen))
     else:
@@ -53,7 +50,9 @@ async def _show_verdict(
         context.bot,
         message.chat_id,
         message.message_id,
-        faces.verdict_text(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
+        render_cache.verdict_text(
+            bank, outcome.delivery.question, outcome.chosen, outcome.correct
+        ),
         keyboards.verdict_markup(outcome.delivery.id, outcome.delivery.token),
     )
 
@@ -62,13 +61,13 @@ async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) ->
     """What a private answer, submit or confidence tap comes to, shown."""
     query = press.query
     if outcome.status in REFUSALS:
-        await _refuse(query, REFUSALS[outcome.status])
+        await query.answer(REFUSALS[outcome.status])
     elif outcome.status is AnswerStatus.REVISED:
         # The options or key changed since this was shown, and that version is gone: grading
         # against today's file could misgrade, so the current version is sent instead.
         await query.answer(texts.CB_REVISED)
         again = await context.services.practice.redeliver(
-            press.numbers[0], learner(query.from_user), press.message.chat_id
+            press.values[0], learner(query.from_user), press.message.chat_id
         )
         if again is not None:
             await send_question(context, again)
@@ -83,20 +82,19 @@ async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) ->
             keyboards.confidence_keyboard(outcome.delivery.id, outcome.delivery.token, chosen),
         )
     else:
-        await _show_verdict(query, context, outcome)
+        await _show_verdict(press, context, outcome)
 
 
-async def on_answer(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.ANSWER, Who.ANYONE)
+async def on_answer(press: Press, context: QuizContext) -> None:
     """A tap on a letter of a single-answer question."""
-    if (press := await pressed(update, callbacks.ANSWER)) is None:
-        return
-    delivery_id, option = press.numbers
+    delivery_id, token, option = press.values
     outcome = await context.services.practice.answer(
         delivery_id,
         learner(press.query.from_user),
         press.message.chat_id,
         frozenset({option}),
-        token=press.token,
+        token=token,
         kind=Kind.SINGLE,
     )
     if not is_private(press.message.chat):
@@ -104,33 +102,28 @@ async def on_answer(update: Update, context: QuizContext) -> None:
     await _settle(press, context, outcome)
 
 
-async def on_confidence(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.CONFIDENCE, Who.PRIVATE)
+async def on_confidence(press: Press, context: QuizContext) -> None:
     """Sure or Unsure after the pick (confidence on): now the answer is recorded."""
-    if (press := await pressed(update, callbacks.CONFIDENCE)) is None:
-        return
-    sure = Confidence.SURE if press.flag == "s" else Confidence.UNSURE
+    delivery_id, token, flag = press.values
+    sure = Confidence.SURE if flag == "s" else Confidence.UNSURE
     outcome = await context.services.practice.confirm(
-        press.numbers[0],
-        learner(press.query.from_user),
-        press.message.chat_id,
-        sure,
-        token=press.token,
+        delivery_id, learner(press.query.from_user), press.message.chat_id, sure, token=token
     )
     await _settle(press, context, outcome)
 
 
-async def on_toggle(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.TOGGLE, Who.ANYONE)
+async def on_toggle(press: Press, context: QuizContext) -> None:
     """A tap on a letter of a multiple-answer question: select or unselect it."""
-    if (press := await pressed(update, callbacks.TOGGLE)) is None:
-        return
     if not is_private(press.message.chat):
         return await group_answers.on_toggle(press, context)
-    query, message, (delivery_id, option) = press.query, press.message, press.numbers
+    query, message, (delivery_id, token, option) = press.query, press.message, press.values
     # Two quick taps run concurrently: the lock keeps their keyboard edits in the order of
     # their writes, so the ticks shown are the selection Submit will grade.
     async with message_lock(message.chat_id, message.message_id):
         outcome = await context.services.practice.toggle(
-            delivery_id, learner(query.from_user), message.chat_id, option, token=press.token
+            delivery_id, learner(query.from_user), message.chat_id, option, token=token
         )
         if outcome.status is not AnswerStatus.RECORDED:
             await _settle(press, context, outcome)
@@ -148,13 +141,12 @@ async def on_toggle(update: Update, context: QuizContext) -> None:
         )
 
 
-async def on_submit(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.SUBMIT, Who.ANYONE)
+async def on_submit(press: Press, context: QuizContext) -> None:
     """Submit the selected options of a multiple-answer question."""
-    if (press := await pressed(update, callbacks.SUBMIT)) is None:
-        return
-    query, (delivery_id,) = press.query, press.numbers
+    query, (delivery_id, token) = press.query, press.values
     outcome = await context.services.practice.submit(
-        delivery_id, learner(query.from_user), press.message.chat_id, token=press.token
+        delivery_id, learner(query.from_user), press.message.chat_id, token=token
     )
     if not is_private(press.message.chat):
         return await group_answers.verdict(query, context, outcome)
@@ -165,12 +157,11 @@ async def on_submit(update: Update, context: QuizContext) -> None:
     await _settle(press, context, outcome)
 
 
-async def on_next(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.NEXT, Who.PRIVATE)
+async def on_next(press: Press, context: QuizContext) -> None:
     """ "Next question"."""
-    if (press := await pressed(update, callbacks.NEXT)) is None:
-        return
     guards = context.services.guards
-    (delivery_id,) = press.numbers
+    (delivery_id,) = press.values
     # One new question per button, however many taps (or replays) reach us.
     claimed = await guards.claim_button(press.message.chat_id, delivery_id, NEXT)
     if not claimed:
@@ -186,14 +177,13 @@ async def on_next(update: Update, context: QuizContext) -> None:
         raise
 
 
-async def on_explain(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.EXPLAIN, Who.PRIVATE)
+async def on_explain(press: Press, context: QuizContext) -> None:
     """ "All options explained": every option with why it is right or wrong."""
-    if (press := await pressed(update, callbacks.EXPLAIN)) is None:
-        return
-    query, message = press.query, press.message
-    delivery = await context.services.practice.delivery(press.numbers[0], token=press.token)
+    query, message, (delivery_id, token) = press.query, press.message, press.values
+    delivery = await context.services.practice.delivery(delivery_id, token=token)
     if delivery is None or delivery.chat_id != message.chat_id:
-        await _refuse(query, texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
+        await query.answer(texts.CB_REMOVED if delivery is None else texts.CB_UNKNOWN)
         return
     if not await context.services.guards.claim_button(message.chat_id, delivery.id, EXPLAIN):
         await query.answer(texts.CB_EXPLAIN_USED)
@@ -209,23 +199,17 @@ async def on_explain(update: Update, context: QuizContext) -> None:
     )
 
 
-async def on_topic(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.TOPIC, Who.ADMINS)
+async def on_topic(press: Press, context: QuizContext) -> None:
     """A topic chosen from /topics: remember it and send its first question."""
-    query = update.callback_query
-    if query is None:
-        return
-    m = callbacks.TOPIC.match(query.data or "")
-    message = query_message(query)
-    if m is None or message is None:
-        await _refuse(query)
-        return
+    query, message, (chosen,) = press.query, press.message, press.values
+    topic_id = None if chosen == callbacks.ALL_TOPICS else chosen
     if not is_private(message.chat):
-        return await group_topics.on_topic(query, message, m.group(1), context)
+        return await group_topics.on_topic(query, message, topic_id, context)
     services = context.services
     bank = await services.practice.current_bank(query.from_user.id)
-    topic_id = None if m.group(1) == callbacks.ALL_TOPICS else m.group(1)
     if not await services.practice.choose_topic(query.from_user.id, bank.id, topic_id):
-        await _refuse(query, texts.TOPIC_GONE)
+        await query.answer(texts.TOPIC_GONE)
         return
     topic = bank.meta.topic(topic_id) if topic_id else None
     name = topic.name if topic else texts.ALL_TOPICS
@@ -236,23 +220,13 @@ async def on_topic(update: Update, context: QuizContext) -> None:
     await send_next_question(context, message.chat_id, query.from_user)
 
 
-async def on_unknown_button(update: Update, context: QuizContext) -> None:
-    """Callback data we never made (forged, or from an older version of the bot)."""
-    if update.callback_query is not None:
-        await _refuse(update.callback_query)
-
-
-async def on_bank(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.BANK, Who.ADMINS)
+async def on_bank(press: Press, context: QuizContext) -> None:
     """Another bank (exam) chosen from /topics: switch to it, all topics, and offer its topics."""
-    query = update.callback_query
-    if query is None:
-        return
-    m = callbacks.BANK.match(query.data or "")
-    message = query_message(query)
-    services = context.services
-    bank = services.catalog.banks.get(m.group(1)) if m else None
-    if bank is None or message is None:
-        await _refuse(query, texts.BANK_GONE)
+    query, message, services = press.query, press.message, context.services
+    bank = services.catalog.banks.get(press.values[0])
+    if bank is None:
+        await query.answer(texts.BANK_GONE)
         return
     if not is_private(message.chat):
         return await group_topics.on_bank(query, message, bank.id, context)
@@ -268,11 +242,10 @@ async def on_bank(update: Update, context: QuizContext) -> None:
     )
 
 
-async def on_exam_offer(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.EXAM_OFFER, Who.PRIVATE)
+async def on_exam_offer(press: Press, context: QuizContext) -> None:
     """A button of /start's exam-date offer: in 2 weeks, 1 month, 3 months, or no date."""
-    if (press := await pressed(update, callbacks.EXAM_OFFER)) is None:
-        return
-    (days,) = press.numbers
+    (days,) = press.values
     learning = context.services.practice.learning
     info = await learning.set_exam_in(press.query.from_user.id, days or None)
     if info.date is None:
@@ -284,9 +257,14 @@ async def on_exam_offer(update: Update, context: QuizContext) -> None:
     await edit_or_send(context.bot, message.chat_id, message.message_id, text)
 
 
-async def on_practice(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.PRACTICE, Who.PRIVATE)
+async def on_practice(press: Press, context: QuizContext) -> None:
     """ "Back to practice" under "No mistakes left": the normal next question."""
-    if (press := await pressed(update, callbacks.PRACTICE)) is None:
-        return
     await press.query.answer()
     await send_next_question(context, press.message.chat_id, press.query.from_user)
+
+
+async def on_unknown_button(update: Update, context: QuizContext) -> None:
+    """Callback data we never made (forged, or from an older version of the bot)."""
+    if update.callback_query is not None:
+        await update.callback_query.answer(texts.CB_UNKNOWN)

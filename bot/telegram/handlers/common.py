@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import weakref
-from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatType
@@ -39,36 +37,6 @@ REFUSALS = {
     AnswerStatus.CLOSED: texts.CB_CLOSED,
     AnswerStatus.STALE: texts.CB_STALE,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Press:
-    """A button press we made the button for: the query, its message, the numbers in its data."""
-
-    query: CallbackQuery
-    message: Message
-    numbers: tuple[int, ...]
-    # The delivery token of the button ("" for a button made before tokens); None when the
-    # pattern has no token part.
-    token: str | None = None
-    flag: str | None = None  # the Sure/Unsure letter of a confidence button
-
-
-async def pressed(update: Update, pattern: re.Pattern[str]) -> Press | None:
-    """Parse a button press; one we cannot use (forged data, no message) is answered politely."""
-    query = update.callback_query
-    if query is None:
-        return None
-    m = pattern.match(query.data or "")
-    message = query_message(query)
-    if m is None or message is None:
-        await query.answer(texts.CB_UNKNOWN)
-        return None
-    named = set(m.re.groupindex.values())
-    numbers = tuple(int(g) for i, g in enumerate(m.groups(), 1) if i not in named)
-    token = (m.group("tok") or "") if "tok" in m.re.groupindex else None
-    flag = m.group("sure") if "sure" in m.re.groupindex else None
-    return Press(query, message, numbers, token, flag)
 
 
 _message_locks: weakref.WeakValueDictionary[tuple[int, int], asyncio.Lock] = (

@@ -10,10 +10,13 @@ from telegram import Update
 
 from bot.domain import due, zones
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import effective, learner, query_message
+from bot.telegram.handlers.buttons import Buttons, Press, Who
+from bot.telegram.handlers.common import effective, learner
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import callbacks, keyboards, texts
 from bot.telegram.views.render import esc, when
+
+BUTTONS = Buttons()
 
 
 async def zone_of(context: QuizContext, user_id: int) -> str:
@@ -72,15 +75,11 @@ async def daily(update: Update, context: QuizContext) -> None:
     await send_html(context.bot, chat.id, text, keyboards.daily_keyboard(local_time))
 
 
-async def on_daily_button(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.DAILY, Who.PRIVATE)
+async def on_daily_button(press: Press, context: QuizContext) -> None:
     """A time or Off button under the /daily message."""
-    query = update.callback_query
-    if query is None or query.data is None or (who := effective(update)) is None:
-        return
-    chat, user = who
-    match = callbacks.DAILY.match(query.data)
-    push = context.services.push
-    choice = match.group(1) if match else ""
+    query, chat, (choice,) = press.query, press.message.chat, press.values
+    user, push = query.from_user, context.services.push
     local_time = None if choice == "off" else due.parse_time(f"{choice[:2]}:{choice[2:]}")
     if local_time is None and choice != "off":
         await query.answer(texts.CB_UNKNOWN)
@@ -96,8 +95,5 @@ async def on_daily_button(update: Update, context: QuizContext) -> None:
         await push.subscribe(chat.id, local_time, zone_name, user_id=user.id)
         await query.answer(texts.CB_DAILY_SET.format(time=local_time, tz=zone_name))
     text, current = await status_text(context, chat.id, user.id)
-    message = query_message(query)
-    if message is not None:
-        await edit_or_send(
-            context.bot, chat.id, message.message_id, text, keyboards.daily_keyboard(current)
-        )
+    markup = keyboards.daily_keyboard(current)
+    await edit_or_send(context.bot, chat.id, press.message.message_id, text, markup)

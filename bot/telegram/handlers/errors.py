@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.storage.port import DatabaseBusy
+from bot.storage.port import DatabaseBusy, StorageError
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
 from bot.telegram.outbound.send import Deferred
 from bot.telegram.views import texts
 
 log = logging.getLogger(__name__)
+FAULT_LOG_S = 60.0  # one log line per kind of storage fault and minute
+FAULT_TELL_S = 60.0  # one "cannot save" message per user and minute
 
 
 def describe(update: object) -> str:
@@ -31,6 +34,9 @@ async def on_error(update: object, context: QuizContext) -> None:
     where = describe(update)
     if isinstance(err, DatabaseBusy):
         await _busy(update, where, err)
+        return
+    if isinstance(err, StorageError):
+        await _cannot_save(update, where, err, context)
         return
     if isinstance(err, Deferred):
         # Flood control on a reply: it is retried in the background, or dropped (logged there).
@@ -71,3 +77,38 @@ async def _busy(update: object, where: str, err: DatabaseBusy) -> None:
             await update.effective_message.reply_text(texts.BUSY_MESSAGE)
     except TelegramError as answer_err:  # too late to answer, or Telegram down: logged above
         log.info("%s: could not say busy: %s", where, answer_err)
+
+
+async def _cannot_save(
+    update: object, where: str, err: StorageError, context: QuizContext
+) -> None:
+    """A storage fault (a full disk, a read-only or replaced file): nothing was saved. The user
+    hears so (a tap's spinner always stops; a message gets the sentence once a minute per
+    user), and the log gets one line per kind of fault and minute, with the count."""
+    ops = context.bot_data.ops
+    now = time.monotonic()
+    services = context.bot_data.services
+    kind = (services.db.fault if services else None) or type(err).__name__
+    count, since = ops.storage_faults.get(kind, (0, -FAULT_LOG_S))
+    if now - since >= FAULT_LOG_S:
+        log.error(
+            "%s: storage fault (%s), nothing saved; %d more since the last line: %s",
+            where, kind, count, err,
+        )  # fmt: skip
+        ops.storage_faults[kind] = (0, now)
+    else:
+        ops.storage_faults[kind] = (count + 1, since)
+    if not isinstance(update, Update):
+        return
+    user = update.effective_user.id if update.effective_user else 0
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(texts.CANNOT_SAVE)
+        elif (
+            update.effective_message is not None
+            and now - ops.told_cannot_save.get(user, -FAULT_TELL_S) >= FAULT_TELL_S
+        ):
+            ops.told_cannot_save[user] = now
+            await update.effective_message.reply_text(texts.CANNOT_SAVE)
+    except TelegramError as answer_err:  # Telegram down too: logged above
+        log.info("%s: could not say nothing was saved: %s", where, answer_err)

@@ -1,6 +1,7 @@
-"""Gates every update passes before its handler: flood control, then who may press what.
+"""The gate every update passes before its handler: flood control.
 
-Both stop an update with ApplicationHandlerStop, so no handler does any work for it.
+It stops an update with ApplicationHandlerStop, so no handler does any work for it. (Who may
+press which button is checked by the button's own route: handlers/buttons.py.)
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.permissions import refusal
 from bot.telegram.outbound.flood import Verdict
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import Deferred, send_html
@@ -60,18 +60,3 @@ async def _slow_down(update: Update, context: QuizContext) -> None:
         await guarded(
             context.services, chat.id, lambda cid: send_html(context.bot, cid, texts.SLOW_DOWN)
         )
-
-
-async def button_gate(update: Update, context: QuizContext) -> None:
-    """A press its chat does not allow this user is answered politely and goes no further."""
-    query = update.callback_query
-    if query is None:
-        return
-    why = await refusal(query, context)
-    if why is None:
-        return
-    try:
-        await query.answer(why)
-    except TelegramError as err:
-        log.info("refused press not answered: %s", err)  # refused all the same
-    raise ApplicationHandlerStop

@@ -7,7 +7,8 @@ from telegram import CallbackQuery, Update
 
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import REFUSALS, Press, learner
+from bot.telegram.handlers.buttons import Press
+from bot.telegram.handlers.common import REFUSALS, learner
 from bot.telegram.outbound.live_count import show_count
 from bot.telegram.views import group_render, render, texts
 
@@ -37,13 +38,9 @@ async def on_toggle(press: Press, context: QuizContext) -> None:
     The message is shared, so it never shows anyone's selection: the member sees theirs in
     the callback answer only.
     """
-    delivery_id, option = press.numbers
+    delivery_id, token, option = press.values
     outcome = await context.services.practice.toggle(
-        delivery_id,
-        learner(press.query.from_user),
-        press.message.chat_id,
-        option,
-        token=press.token,
+        delivery_id, learner(press.query.from_user), press.message.chat_id, option, token=token
     )
     if outcome.status is AnswerStatus.RECORDED:
         await press.query.answer(group_render.toggled_alert(outcome.chosen))

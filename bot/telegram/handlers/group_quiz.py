@@ -16,7 +16,7 @@ from bot.telegram.handlers.common import learner
 from bot.telegram.outbound.group_rounds import post_question, reveal
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import faces, render, texts
+from bot.telegram.views import render, render_cache, texts
 
 WHY = re.compile(r"^why_(\d{1,18})$")
 
@@ -115,6 +115,6 @@ async def why(update: Update, context: QuizContext, payload: str) -> bool:
         text = f"{texts.WHY_NOT_ANSWERED}\n\n{render.breakdown_text(bank, delivery.question)}"
     else:
         chosen, correct = mine
-        text = faces.verdict_text(bank, delivery.question, chosen, correct)
+        text = render_cache.verdict_text(bank, delivery.question, chosen, correct)
     await send_html(context.bot, chat.id, text)
     return True

@@ -1,8 +1,7 @@
 """/topics in a group or channel (admins): the exam and topic the chat's questions come from.
 
-The buttons are the private menu's (`tp:`, `bk:`); the button gate lets only the chat's admins
-press them there (bot/telegram/handlers/permissions.py), and here they set the chat's choice
-instead of the presser's.
+The buttons are the private menu's (`tp:`, `bk:`, declared in handlers/answers.py for admins
+only in a group or channel); here they set the chat's choice instead of the presser's.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, reply
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import edit_or_send, send_html
-from bot.telegram.views import callbacks, keyboards, texts
+from bot.telegram.views import keyboards, texts
 from bot.telegram.views.render import clip, esc
 
 
@@ -36,13 +35,12 @@ async def topics(update: Update, context: QuizContext) -> None:
 
 
 async def on_topic(
-    query: CallbackQuery, message: Message, topic_arg: str, context: QuizContext
+    query: CallbackQuery, message: Message, topic_id: str | None, context: QuizContext
 ) -> None:
     """A group admin chose a topic: the chat's next questions come from it."""
     services = context.services
     settings = await services.groups.settings(message.chat_id)
     bank = services.catalog.bank(settings.bank_id)
-    topic_id = None if topic_arg == callbacks.ALL_TOPICS else topic_arg
     if not await services.groups.choose_topic(message.chat_id, bank.id, topic_id):
         await query.answer(texts.TOPIC_GONE)
         return

@@ -8,11 +8,14 @@ from bot.mock.models import ExamKind
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.telegram import mock_jobs
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import effective, query_message
+from bot.telegram.handlers.buttons import Buttons, Press, Who
+from bot.telegram.handlers.common import effective
 from bot.telegram.outbound.mock_results import close_message, send_result
 from bot.telegram.outbound.send import edit_or_send, send_html
-from bot.telegram.views import mock_callbacks, mock_keyboards, mock_render, mock_texts
+from bot.telegram.views import callbacks, mock_keyboards, mock_render, mock_texts
 from bot.telegram.views import readiness_render as ready_views
+
+BUTTONS = Buttons()
 
 
 async def show_new(context: QuizContext, chat_id: int, reply: MockReply) -> None:
@@ -97,17 +100,10 @@ async def mock(update: Update, context: QuizContext) -> None:
     await show_start(context, chat.id, reply)
 
 
-async def on_offer(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.MOCK_OFFER, Who.PRIVATE)
+async def on_offer(press: Press, context: QuizContext) -> None:
     """The button of a shorter exam offered when the bank is too small."""
-    query = update.callback_query
-    if query is None:
-        return
-    m = mock_callbacks.OFFER.match(query.data or "")
-    message = query_message(query)
-    if m is None or message is None:
-        await query.answer(mock_texts.CB_MOCK_INVALID)
-        return
-    what = m.group(1)
+    query, message, (what,) = press.query, press.message, press.values
     kind, count = {
         "full": (ExamKind.FULL, None),
         "short": (ExamKind.SHORT, None),

@@ -1,17 +1,25 @@
-"""Taps on a mock exam's message (answer, move, flag, grid, finish, abandon) and the review."""
+"""Taps on a mock exam's message (answer, move, flag, grid, finish, abandon) and the review.
+
+A move's action letter and number: `a<d>` choose the option shown at display position d ·
+`r<d>` unselect it (select-k) · `p`/`n` previous/next question · `f`/`u` flag/unflag ·
+`g<q>` jump to question q · `v<page>` show another page of the jump grid · `e` finish ·
+`y` finish, confirmed · `b` back to the question · `x` abandon, confirmed · `c` keep going.
+"""
 
 from __future__ import annotations
 
-from telegram import CallbackQuery, Message, Update
+from telegram import CallbackQuery, Message
 
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import message_lock, query_message
-from bot.telegram.outbound.fast_edit import edit_html_json
+from bot.telegram.handlers.buttons import Buttons, Press, Who
+from bot.telegram.handlers.common import message_lock
 from bot.telegram.outbound.mock_results import close_message, send_result
-from bot.telegram.outbound.send import edit_or_send, send_html
-from bot.telegram.views import mock_callbacks, mock_keyboards, mock_render, mock_texts
+from bot.telegram.outbound.send import edit_html_json, edit_or_send, send_html
+from bot.telegram.views import callbacks, mock_keyboards, mock_render, mock_texts
 from bot.telegram.views.render import letters
+
+BUTTONS = Buttons()
 
 
 async def _show(
@@ -61,18 +69,11 @@ async def _show(
         await query.answer(mock_texts.CB_MOCK_INVALID)
 
 
-async def on_move(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.MOCK_MOVE, Who.PRIVATE)
+async def on_move(press: Press, context: QuizContext) -> None:
     """A button on the exam's message: `m:<exam>:<position>:<action><number>`."""
-    query = update.callback_query
-    if query is None:
-        return
-    m = mock_callbacks.MOVE.match(query.data or "")
-    message = query_message(query)
-    if m is None or message is None:
-        await query.answer(mock_texts.CB_MOCK_INVALID)
-        return
-    exam_id, pos, action = int(m.group(1)), int(m.group(2)), m.group(3)
-    number = int(m.group(4)) if m.group(4) else 0
+    query, message, (exam_id, pos, step) = press.query, press.message, press.values
+    action, number = step[0], int(step[1:] or 0)
     svc, user = context.services.mock, query.from_user.id
     # Taps on one message run one at a time, so the edits land in the order of the writes.
     async with message_lock(message.chat_id, message.message_id):
@@ -112,17 +113,20 @@ async def on_move(update: Update, context: QuizContext) -> None:
         await _show(query, message, context, reply, note=note, page=page)
 
 
-async def on_review(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.MOCK_REVIEW, Who.PRIVATE)
+async def on_review(press: Press, context: QuizContext) -> None:
     """ "Review mistakes": one wrong or unanswered question at a time, like a practice verdict."""
-    query = update.callback_query
-    if query is None:
-        return
-    m = mock_callbacks.REVIEW.match(query.data or "")
-    message = query_message(query)
-    if m is None or message is None:
-        await query.answer(mock_texts.CB_MOCK_INVALID)
-        return
-    in_place, exam_id, index = m.group(1) == "v", int(m.group(2)), int(m.group(3))
+    await _review(press, context, in_place=False)
+
+
+@BUTTONS.on(callbacks.MOCK_REVIEW_SHOWN, Who.PRIVATE)
+async def on_review_step(press: Press, context: QuizContext) -> None:
+    """◀ ▶ between mistakes, in the review message."""
+    await _review(press, context, in_place=True)
+
+
+async def _review(press: Press, context: QuizContext, *, in_place: bool) -> None:
+    query, message, (exam_id, index) = press.query, press.message, press.values
     services = context.services
     entries = await services.mock.review(query.from_user.id, exam_id)
     if not 0 <= index < len(entries):

@@ -6,10 +6,13 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.common import effective, message_lock, query_message
+from bot.telegram.handlers.buttons import Buttons, Press, Who
+from bot.telegram.handlers.common import effective, message_lock
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import callbacks, keyboards, texts
 from bot.telegram.views.render import clip, esc
+
+BUTTONS = Buttons()
 
 
 async def reset(update: Update, context: QuizContext) -> None:
@@ -23,24 +26,18 @@ async def reset(update: Update, context: QuizContext) -> None:
     await send_html(context.bot, chat.id, text, keyboards.reset_keyboard(bank.id))
 
 
-async def on_reset_button(update: Update, context: QuizContext) -> None:
+@BUTTONS.on(callbacks.RESET, Who.PRIVATE)
+async def on_reset_button(press: Press, context: QuizContext) -> None:
     """Yes (`rs:<bank>`: the exam the question named, even if the learner switched since) or
     Cancel (`rs:-`)."""
-    query = update.callback_query
-    if query is None:
-        return
-    match = callbacks.RESET.match(query.data or "")
-    message = query_message(query)
-    if match is None or message is None:
-        await query.answer(texts.CB_UNKNOWN)
-        return
-    chat_id, message_id = message.chat_id, message.message_id
-    if match.group(1) == callbacks.RESET_CANCEL:
+    query, (chosen,) = press.query, press.values
+    chat_id, message_id = press.message.chat_id, press.message.message_id
+    if chosen == callbacks.RESET_CANCEL:
         await query.answer(texts.CB_RESET_CANCELLED)
         await edit_or_send(context.bot, chat_id, message_id, texts.RESET_CANCELLED)
         return
     services = context.services
-    bank = services.catalog.banks.get(match.group(1))
+    bank = services.catalog.banks.get(chosen)
     if bank is None:
         await query.answer(texts.BANK_GONE)
         return

@@ -29,9 +29,9 @@ from bot.practice.service import PracticeService
 from bot.schedule.pacer import ClaimPacing
 from bot.storage.push_log import Claim, Outcome
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
-from bot.telegram.outbound.fast_send import send_message_json
 from bot.telegram.outbound.group_rounds import send_group_question
-from bot.telegram.views.faces import STAND_IN_KEY, private_push
+from bot.telegram.outbound.json_api import send_message_json
+from bot.telegram.views.render_cache import STAND_IN_KEY, private_push
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,9 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
+from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
-from bot.telegram.outbound.fast_send import edit_text_raw
+from bot.telegram.outbound.json_api import edit_message_json, edit_text_raw, send_message_json
 from bot.telegram.views.html_split import split_html
 
 log = logging.getLogger(__name__)
@@ -184,6 +185,32 @@ async def edit_or_send(
     )
     if edited and len(parts) > 1:
         await send_parts(bot, chat_id, parts[1:], markup)
+
+
+async def edit_html_json(
+    bot: ExtBot[None], chat_id: int, message_id: int, text: str, markup: dict[str, Any]
+) -> None:
+    """`edit_or_send` with the keyboard as Bot API JSON (the verdict, the mock exam's screen):
+    no keyboard objects built, none parsed back."""
+    if len(text) > TELEGRAM_MESSAGE_CHARS:  # tags included: it may still fit; split safely
+        await edit_or_send(
+            bot, chat_id, message_id, text, InlineKeyboardMarkup.de_json(markup, bot)
+        )
+        return
+    params = {
+        "chat_id": chat_id,
+        "text": text,
+        "parse_mode": ParseMode.HTML,
+        "reply_markup": markup,
+    }
+    await edit_else_send(
+        lambda: with_retry(
+            lambda: edit_message_json(bot, {**params, "message_id": message_id}), chat_id=chat_id
+        ),
+        lambda: with_retry(lambda: send_message_json(bot, params), chat_id=chat_id),
+        chat_id,
+        message_id,
+    )
 
 
 async def edit_else_send(

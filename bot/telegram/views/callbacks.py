@@ -1,12 +1,10 @@
-"""Callback data of our buttons: short ASCII strings, each well under Telegram's 64 bytes.
+"""Callback data of every button, declared once: a prefix, then parts separated by ':'.
 
-`a:<delivery>:<token>:<position>` answer · `t:<delivery>:<token>:<position>` toggle (multiple
-answer) · `s:<delivery>:<token>` submit · `c:<delivery>:<token>:<s|u>` sure / unsure ·
-`n:<delivery>` next question · `x:<delivery>:<token>` all options explained · `tp:<topic>`
-choose a topic (`*` for all) · `bk:<bank>` switch to another bank (exam) · `dl:<HHMM>|off`
-daily time · `rs:<bank>` confirm /reset of that bank (`rs:-` cancels) · `ex:<days>` the
-exam-date offer (0: no date) · `pq:go` back to normal practice.
-Who may press which is in bot/telegram/handlers/permissions.py.
+A declaration is the keyboard's encoder (`ANSWER(delivery, token, position)`), the route's
+pattern and the handler's parser at once, so the three cannot drift; the encoder refuses data
+its own pattern would not take or over Telegram's 64 bytes, and a test builds every
+declaration's longest data. Who may press each button, and what it does, is declared beside
+its handler (`@BUTTONS.on(callbacks.ANSWER, Who.ANYONE)`, see handlers/buttons.py).
 
 The token is random per delivery and stored with it: after a restore from backup, delivery
 ids are handed out again, and a newer message's button must not answer an older question.
@@ -17,85 +15,83 @@ Positions are as displayed (after the shuffle).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from bot.bank.limits import CALLBACK_DATA_BYTES
 
-_TOKEN = r"(?::(?P<tok>[a-z0-9]{4}))?"
-ANSWER = re.compile(rf"^a:(\d{{1,18}}){_TOKEN}:(\d{{1,2}})$")
-TOGGLE = re.compile(rf"^t:(\d{{1,18}}){_TOKEN}:(\d{{1,2}})$")
-SUBMIT = re.compile(rf"^s:(\d{{1,18}}){_TOKEN}$")
-CONFIDENCE = re.compile(rf"^c:(\d{{1,18}}){_TOKEN}:(?P<sure>[su])$")
-NEXT = re.compile(r"^n:(\d{1,18})$")
-EXPLAIN = re.compile(rf"^x:(\d{{1,18}}){_TOKEN}$")
-EXAM_OFFER = re.compile(r"^ex:(\d{1,3})$")
-PRACTICE = re.compile(r"^pq:go$")
-TOPIC = re.compile(r"^tp:([a-z0-9*][a-z0-9._-]{0,47})$")
-BANK = re.compile(r"^bk:([a-z0-9][a-z0-9._-]{0,47})$")
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of callback data: the text it matches, its longest value, how it is read."""
+
+    regex: str
+    longest: str
+    read: Callable[[str], Any] = str
+    optional: bool = False  # may be left out, and is then read as ""
+
+    def __or__(self, other: Part) -> Part:
+        return Part(f"{self.regex}|{other.regex}", max(self.longest, other.longest, key=len))
+
+
+def number(digits: int) -> Part:
+    return Part(rf"\d{{1,{digits}}}", "9" * digits, int)
+
+
+def word(*words: str) -> Part:
+    return Part("|".join(map(re.escape, words)), max(words, key=len))
+
+
+class CallbackData:
+    """The data of one kind of button: `prefix:part:part...`."""
+
+    def __init__(self, prefix: str, *parts: Part) -> None:
+        self.prefix, self.parts = prefix, parts
+        body = "".join(f"(?::({p.regex}))?" if p.optional else f":({p.regex})" for p in parts)
+        self.pattern = re.compile(f"^{prefix}{body}$")
+
+    def __call__(self, *values: object) -> str:
+        """The data for one value per part (None or "" leaves an optional part out)."""
+        data = ":".join([self.prefix, *(str(v) for v in values if v is not None and v != "")])
+        if len(data.encode()) > CALLBACK_DATA_BYTES or not self.pattern.match(data):
+            raise ValueError(f"not the data of a {self.prefix!r} button: {data!r}")
+        return data
+
+    def parse(self, data: str) -> tuple[Any, ...] | None:
+        """The parts of a press's data, read; None when it is not this button's."""
+        m = self.pattern.match(data)
+        if m is None:
+            return None
+        return tuple(p.read(v or "") for p, v in zip(self.parts, m.groups(), strict=True))
+
+    def longest(self) -> str:
+        """The longest data this button can carry."""
+        return self(*(p.longest for p in self.parts))
+
+
+ID = number(18)  # a delivery's or a mock exam's
+TOKEN = Part("[a-z0-9]{4}", "zzzz", optional=True)
+POSITION = number(2)  # an option as displayed
+SLUG = Part("[a-z0-9][a-z0-9._-]{0,47}", "a" * 48)  # a bank's or topic's id, as banks allow
 ALL_TOPICS = "*"
-
-
-def _checked(data: str) -> str:
-    if len(data.encode()) > CALLBACK_DATA_BYTES:
-        raise ValueError(f"callback data over {CALLBACK_DATA_BYTES} bytes: {data!r}")
-    return data
-
-
-def _key(delivery_id: int, token: str | None) -> str:
-    return f"{delivery_id}:{token}" if token else str(delivery_id)
-
-
-def answer(delivery_id: int, option: int, token: str | None = None) -> str:
-    return _checked(f"a:{_key(delivery_id, token)}:{option}")
-
-
-def toggle(delivery_id: int, option: int, token: str | None = None) -> str:
-    return _checked(f"t:{_key(delivery_id, token)}:{option}")
-
-
-def submit(delivery_id: int, token: str | None = None) -> str:
-    return _checked(f"s:{_key(delivery_id, token)}")
-
-
-def confidence(delivery_id: int, token: str | None, sure: bool) -> str:
-    return _checked(f"c:{_key(delivery_id, token)}:{'s' if sure else 'u'}")
-
-
-def next_question(delivery_id: int) -> str:
-    return _checked(f"n:{delivery_id}")
-
-
-def explain(delivery_id: int, token: str | None = None) -> str:
-    return _checked(f"x:{_key(delivery_id, token)}")
-
-
-def exam_offer(days: int) -> str:
-    return _checked(f"ex:{days}")
-
-
-def practice() -> str:
-    return _checked("pq:go")
-
-
-def topic(topic_id: str | None) -> str:
-    return _checked(f"tp:{topic_id or ALL_TOPICS}")
-
-
-DAILY = re.compile(r"^dl:(\d{4}|off)$")  # daily-time buttons: `dl:0730` or `dl:off`
-
-
-def daily(hhmm: str | None) -> str:
-    """A daily-time button ('07:30'), or Off for None."""
-    return _checked(f"dl:{hhmm.replace(':', '') if hhmm else 'off'}")
-
-
-def bank(bank_id: str) -> str:
-    return _checked(f"bk:{bank_id}")
-
-
-RESET = re.compile(r"^rs:([a-z0-9][a-z0-9._-]{0,47}|-)$")
 RESET_CANCEL = "-"
 
-
-def reset(bank_id: str | None) -> str:
-    """Confirm /reset of a bank's history, or cancel it (None)."""
-    return _checked(f"rs:{bank_id or RESET_CANCEL}")
+ANSWER = CallbackData("a", ID, TOKEN, POSITION)
+TOGGLE = CallbackData("t", ID, TOKEN, POSITION)  # an option of a multiple-answer question
+SUBMIT = CallbackData("s", ID, TOKEN)
+CONFIDENCE = CallbackData("c", ID, TOKEN, word("s", "u"))  # sure / unsure
+NEXT = CallbackData("n", ID)
+EXPLAIN = CallbackData("x", ID, TOKEN)  # all options explained
+EXAM_OFFER = CallbackData("ex", number(3))  # /start's exam date in days (0: no date)
+PRACTICE = CallbackData("pq", word("go"))  # back to normal practice
+TOPIC = CallbackData("tp", SLUG | word(ALL_TOPICS))
+BANK = CallbackData("bk", SLUG)  # switch to another bank (exam)
+DAILY = CallbackData("dl", Part(r"\d{4}", "9999") | word("off"))  # daily time HHMM, or off
+RESET = CallbackData("rs", SLUG | word(RESET_CANCEL))  # confirm /reset of that bank, or cancel
+# On a mock exam's message, `<exam>:<position>:<action><number>`: it names the exam and question
+# it was made for, so a button of an old exam, or of a question since left, is told apart.
+MOCK_MOVE = CallbackData("m", ID, number(4), Part(r"[a-z]\d{0,4}", "z9999"))
+MOCK_OFFER = CallbackData("mo", word("full", "short") | number(4))  # start the exam offered
+MOCK_REVIEW = CallbackData("mr", ID, number(4))  # send mistake i for review
+MOCK_REVIEW_SHOWN = CallbackData("mv", ID, number(4))  # show mistake i in the review message

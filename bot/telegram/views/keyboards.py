@@ -13,6 +13,10 @@ from bot.telegram.views import callbacks, texts
 ROW = 4  # letter buttons per row: up to 12 options make three tidy rows
 
 
+def _button(text: str, data: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=data)
+
+
 def _rows(
     buttons: list[InlineKeyboardButton], width: int = ROW
 ) -> list[list[InlineKeyboardButton]]:
@@ -29,35 +33,28 @@ def question_keyboard(
     toggle and then Submit."""
     if question.kind is Kind.SINGLE:
         buttons = [
-            InlineKeyboardButton(LETTERS[i], callback_data=callbacks.answer(delivery_id, i, token))
+            _button(LETTERS[i], callbacks.ANSWER(delivery_id, token, i))
             for i in range(len(question.options))
         ]
         return InlineKeyboardMarkup(_rows(buttons))
     buttons = [
-        InlineKeyboardButton(
+        _button(
             f"☑️ {LETTERS[i]}" if i in selected else LETTERS[i],
-            callback_data=callbacks.toggle(delivery_id, i, token),
+            callbacks.TOGGLE(delivery_id, token, i),
         )
         for i in range(len(question.options))
     ]
-    submit = InlineKeyboardButton("Submit ✔️", callback_data=callbacks.submit(delivery_id, token))
+    submit = _button("Submit ✔️", callbacks.SUBMIT(delivery_id, token))
     return InlineKeyboardMarkup([*_rows(buttons), [submit]])
 
 
 def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> InlineKeyboardMarkup:
     """After the pick, with confidence on: how sure is the learner of `chosen` (letters)?"""
-    return InlineKeyboardMarkup(
+    sure, unsure = texts.SURE_BUTTON, texts.UNSURE_BUTTON
+    return InlineKeyboardMarkup.from_row(
         [
-            [
-                InlineKeyboardButton(
-                    texts.SURE_BUTTON.format(chosen=chosen),
-                    callback_data=callbacks.confidence(delivery_id, token, True),
-                ),
-                InlineKeyboardButton(
-                    texts.UNSURE_BUTTON.format(chosen=chosen),
-                    callback_data=callbacks.confidence(delivery_id, token, False),
-                ),
-            ]
+            _button(sure.format(chosen=chosen), callbacks.CONFIDENCE(delivery_id, token, "s")),
+            _button(unsure.format(chosen=chosen), callbacks.CONFIDENCE(delivery_id, token, "u")),
         ]
     )
 
@@ -65,16 +62,16 @@ def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> Inl
 def verdict_markup(delivery_id: int, token: str | None = None) -> dict[str, Any]:
     """After an answer: the next question, or every option explained.
 
-    As Bot API JSON, not PTB objects: it goes under every verdict, and building its two buttons
-    as objects (then serialising them) was a tenth of the answer path's CPU.
+    As Bot API JSON, not PTB objects: it goes under every verdict, and objects would be built
+    only to be serialised again.
     """
     return {
         "inline_keyboard": [
             [
-                {"text": "Next question ▶️", "callback_data": callbacks.next_question(delivery_id)},
+                {"text": "Next question ▶️", "callback_data": callbacks.NEXT(delivery_id)},
                 {
                     "text": "All options explained",
-                    "callback_data": callbacks.explain(delivery_id, token),
+                    "callback_data": callbacks.EXPLAIN(delivery_id, token),
                 },
             ]
         ]
@@ -86,42 +83,31 @@ EXAM_OFFER_DAYS = ((14, "In 2 weeks"), (30, "In 1 month"), (90, "In 3 months"))
 
 def exam_offer_keyboard() -> InlineKeyboardMarkup:
     """/start's one-time offer: an exam date in 2 weeks, 1 month, 3 months, or none."""
-    buttons = [
-        InlineKeyboardButton(label, callback_data=callbacks.exam_offer(days))
-        for days, label in EXAM_OFFER_DAYS
-    ]
-    none = InlineKeyboardButton(texts.EXAM_NO_DATE_BUTTON, callback_data=callbacks.exam_offer(0))
+    buttons = [_button(label, callbacks.EXAM_OFFER(days)) for days, label in EXAM_OFFER_DAYS]
+    none = _button(texts.EXAM_NO_DATE_BUTTON, callbacks.EXAM_OFFER(0))
     return InlineKeyboardMarkup([buttons, [none]])
 
 
 def reset_keyboard(bank_id: str) -> InlineKeyboardMarkup:
     """/reset's confirmation: Yes (names the exam, so a later switch cannot change it) or
     Cancel."""
-    return InlineKeyboardMarkup(
-        [
-            [InlineKeyboardButton(texts.RESET_YES, callback_data=callbacks.reset(bank_id))],
-            [InlineKeyboardButton(texts.RESET_NO, callback_data=callbacks.reset(None))],
-        ]
+    yes = _button(texts.RESET_YES, callbacks.RESET(bank_id))
+    return InlineKeyboardMarkup.from_column(
+        [yes, _button(texts.RESET_NO, callbacks.RESET(callbacks.RESET_CANCEL))]
     )
 
 
 def practice_keyboard() -> InlineKeyboardMarkup:
     """Back to normal practice (when /mistakes has nothing left)."""
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(texts.PRACTICE_BUTTON, callback_data=callbacks.practice())]]
+    return InlineKeyboardMarkup.from_button(
+        _button(texts.PRACTICE_BUTTON, callbacks.PRACTICE("go"))
     )
 
 
 def next_keyboard(delivery_id: int) -> InlineKeyboardMarkup:
     """Just the Next button (under a breakdown)."""
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(
-                    "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
-                )
-            ]
-        ]
+    return InlineKeyboardMarkup.from_button(
+        _button("Next question ▶️", callbacks.NEXT(delivery_id))
     )
 
 
@@ -138,20 +124,13 @@ def topics_keyboard(
 
     # Topics without a question would answer "no questions": they are left out.
     buttons = [
-        [InlineKeyboardButton(label(t.name, t.id == current), callback_data=callbacks.topic(t.id))]
+        [_button(label(t.name, t.id == current), callbacks.TOPIC(t.id))]
         for t in bank.topics_with_questions()
     ]
     buttons.append(
-        [
-            InlineKeyboardButton(
-                label(texts.ALL_TOPICS, current is None), callback_data=callbacks.topic(None)
-            )
-        ]
+        [_button(label(texts.ALL_TOPICS, current is None), callbacks.TOPIC(callbacks.ALL_TOPICS))]
     )
-    buttons += [
-        [InlineKeyboardButton(f"📚 {b.meta.title}", callback_data=callbacks.bank(b.id))]
-        for b in others
-    ]
+    buttons += [[_button(f"📚 {b.meta.title}", callbacks.BANK(b.id))] for b in others]
     return InlineKeyboardMarkup(buttons)
 
 
@@ -166,8 +145,8 @@ DAILY_TIMES = ("07:00", "08:00", "12:00", "18:00", "20:00", "21:30")
 def daily_keyboard(current: str | None) -> InlineKeyboardMarkup:
     """A few common times (the current one marked) and Off."""
     buttons = [
-        InlineKeyboardButton(f"• {t} •" if t == current else t, callback_data=callbacks.daily(t))
+        _button(f"• {t} •" if t == current else t, callbacks.DAILY(t.replace(":", "")))
         for t in DAILY_TIMES
     ]
-    off = InlineKeyboardButton(texts.DAILY_OFF_BUTTON, callback_data=callbacks.daily(None))
+    off = _button(texts.DAILY_OFF_BUTTON, callbacks.DAILY("off"))
     return InlineKeyboardMarkup([*_rows(buttons, 3), [off]])

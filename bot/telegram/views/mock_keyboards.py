@@ -13,8 +13,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.bank.models import LETTERS
 from bot.mock.models import Exam
-from bot.telegram.views import mock_callbacks as cb
 from bot.telegram.views import mock_texts
+from bot.telegram.views.callbacks import MOCK_MOVE, MOCK_OFFER, MOCK_REVIEW, MOCK_REVIEW_SHOWN
 
 LETTER_ROW = 4
 GRID_ROW = 5
@@ -23,6 +23,11 @@ GRID_PAGE = 20
 
 def _button(text: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=data)
+
+
+def _move(exam: Exam, action: str, number: int | str = "") -> str:
+    """A button acting on the exam as shown at its current question."""
+    return MOCK_MOVE(exam.id, exam.current, f"{action}{number}")
 
 
 def grid_page_of(position: int) -> int:
@@ -54,22 +59,22 @@ def screen_markup(exam: Exam, page: int | None = None) -> dict[str, Any]:
     letters = []
     for d in range(len(item.order)):
         on = d in chosen
-        data = cb.move(exam.id, pos, "r" if on and multiple else "a", d)
+        data = _move(exam, "r" if on and multiple else "a", d)
         letters.append(_key(f"☑️ {LETTERS[d]}" if on else LETTERS[d], data))
     rows = [letters[i : i + LETTER_ROW] for i in range(0, len(letters), LETTER_ROW)]
     moves = []
     if pos > 0:
-        moves.append(_key("◀ Prev", cb.move(exam.id, pos, "p")))
+        moves.append(_key("◀ Prev", _move(exam, "p")))
     flag = ("🚩 Unflag", "u") if item.flagged else ("🚩 Flag", "f")
-    moves.append(_key(flag[0], cb.move(exam.id, pos, flag[1])))
+    moves.append(_key(flag[0], _move(exam, flag[1])))
     if pos < exam.size - 1:
-        moves.append(_key("Next ▶", cb.move(exam.id, pos, "n")))
+        moves.append(_key("Next ▶", _move(exam, "n")))
     rows.append(moves)
     pages = (exam.size + GRID_PAGE - 1) // GRID_PAGE
     page = min(max(grid_page_of(pos) if page is None else page, 0), pages - 1)
     first = page * GRID_PAGE
     grid = [
-        _key(_grid_label(exam, q), cb.move(exam.id, pos, "g", q))
+        _key(_grid_label(exam, q), _move(exam, "g", q))
         for q in range(first, min(first + GRID_PAGE, exam.size))
     ]
     rows += [grid[i : i + GRID_ROW] for i in range(0, len(grid), GRID_ROW)]
@@ -77,45 +82,35 @@ def screen_markup(exam: Exam, page: int | None = None) -> dict[str, Any]:
         pager = []
         if page > 0:
             back = f"« {first - GRID_PAGE + 1}–{first}"
-            pager.append(_key(back, cb.move(exam.id, pos, "v", page - 1)))
+            pager.append(_key(back, _move(exam, "v", page - 1)))
         if page < pages - 1:
             ahead = f"{first + GRID_PAGE + 1}–{min(first + 2 * GRID_PAGE, exam.size)} »"
-            pager.append(_key(ahead, cb.move(exam.id, pos, "v", page + 1)))
+            pager.append(_key(ahead, _move(exam, "v", page + 1)))
         rows.append(pager)
-    rows.append([_key("🏁 Finish", cb.move(exam.id, pos, "e"))])
+    rows.append([_key("🏁 Finish", _move(exam, "e"))])
     return {"inline_keyboard": rows}
 
 
 def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     """Finish anyway, or back to the question."""
-    pos = exam.current
-    return InlineKeyboardMarkup(
-        [
-            [
-                _button("🏁 Finish now", cb.move(exam.id, pos, "y")),
-                _button("◀ Back to the exam", cb.move(exam.id, pos, "b")),
-            ]
-        ]
+    finish, back = _move(exam, "y"), _move(exam, "b")
+    return InlineKeyboardMarkup.from_row(
+        [_button("🏁 Finish now", finish), _button("◀ Back to the exam", back)]
     )
 
 
 def stop_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     """Abandon, or keep going."""
-    pos = exam.current
-    return InlineKeyboardMarkup(
-        [
-            [
-                _button("Yes, abandon it", cb.move(exam.id, pos, "x")),
-                _button("No, keep going", cb.move(exam.id, pos, "c")),
-            ]
-        ]
+    abandon, keep = _move(exam, "x"), _move(exam, "c")
+    return InlineKeyboardMarkup.from_row(
+        [_button("Yes, abandon it", abandon), _button("No, keep going", keep)]
     )
 
 
 def offer_keyboard(questions: int, minutes: int) -> InlineKeyboardMarkup:
     """Start the shorter exam the bank can give."""
     return InlineKeyboardMarkup(
-        [[_button(f"Start {questions} questions · {minutes} min", cb.offer(questions))]]
+        [[_button(f"Start {questions} questions · {minutes} min", MOCK_OFFER(questions))]]
     )
 
 
@@ -124,7 +119,7 @@ def review_start_keyboard(exam_id: int, mistakes: int) -> InlineKeyboardMarkup |
     if not mistakes:
         return None
     return InlineKeyboardMarkup(
-        [[_button(mock_texts.MOCK_REVIEW_BUTTON.format(n=mistakes), cb.review(exam_id, 0))]]
+        [[_button(mock_texts.MOCK_REVIEW_BUTTON.format(n=mistakes), MOCK_REVIEW(exam_id, 0))]]
     )
 
 
@@ -132,7 +127,7 @@ def review_keyboard(exam_id: int, index: int, total: int) -> InlineKeyboardMarku
     """◀ ▶ between mistakes, edited in place."""
     row = []
     if index > 0:
-        row.append(_button("◀ Previous", cb.review(exam_id, index - 1, in_place=True)))
+        row.append(_button("◀ Previous", MOCK_REVIEW_SHOWN(exam_id, index - 1)))
     if index < total - 1:
-        row.append(_button("Next mistake ▶", cb.review(exam_id, index + 1, in_place=True)))
+        row.append(_button("Next mistake ▶", MOCK_REVIEW_SHOWN(exam_id, index + 1)))
     return InlineKeyboardMarkup([row]) if row else None

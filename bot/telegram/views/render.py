@@ -77,7 +77,7 @@ class VerdictParts:
 
 
 def verdict_parts(bank: Bank, q: Question) -> VerdictParts:
-    """The escaped pieces of a question's verdicts (cache them per question: see faces)."""
+    """The escaped pieces of a question's verdicts (cache them per question: see render_cache)."""
     tail = f"<b>Explanation</b>\n{esc(q.explanation.strip())}"
     if q.trap:
         tail += f"\n\n⚠️ <b>Common exam trap</b>\n{esc(q.trap.strip())}"

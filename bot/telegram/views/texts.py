@@ -147,6 +147,7 @@ CB_DAILY_SET = "Daily question at {time} ({tz})."
 CB_DAILY_OFF = "Daily question stopped."
 BUSY_TAP = "Busy for a moment, tap again in a moment."
 BUSY_MESSAGE = "I am busy for a moment; please send that again in a few seconds."
+CANNOT_SAVE = "I can't save right now, try again in a minute."
 ADMIN_ONLY = "Sorry, this command is for the bot's operators."
 ADMIN_REPORT = (
     "<b>Daily push</b>\n"

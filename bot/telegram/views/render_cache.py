@@ -3,8 +3,8 @@ so it is rendered once (a verdict: its escaped pieces, put together per answer i
 
 The cache key is the question's content (every field, recursively) and its topic's name, not
 the objects' identity: a reloaded bank with an edited question meets a fresh entry, and a field
-added to the bank format joins the key by itself. Computing that key walks the whole question
-(~100 µs), so it is computed once per (frozen, immutable) question object and kept with it.
+added to the bank format joins the key by itself. Computing that key walks the whole question,
+so it is computed once per (frozen, immutable) question object and kept with it.
 """
 
 from __future__ import annotations

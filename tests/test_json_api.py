@@ -1,7 +1,7 @@
-"""Contract of the one private PTB API the bot uses (Bot._post, behind the push's fast send).
+"""Contract of the one private PTB API the bot uses (Bot._post, behind outbound/json_api.py).
 
 If python-telegram-bot renames `_post`, changes its arguments, or stops raising the usual
-errors through it, these tests fail: fix bot/telegram/outbound/fast_send.py (or go back to
+errors through it, these tests fail: fix bot/telegram/outbound/json_api.py (or go back to
 `send_message`) before moving the PTB pin in pyproject.toml.
 """
 
@@ -15,7 +15,7 @@ import telegram
 from telegram.error import BadRequest, Forbidden, RetryAfter
 from telegram.ext import ExtBot
 
-from bot.telegram.outbound.fast_send import send_message_json
+from bot.telegram.outbound.json_api import send_message_json
 from tests.fakes import TOKEN, FakeBotApi, FakeRequest
 
 MARKUP = {"inline_keyboard": [[{"text": "A", "callback_data": "a:7:0"}]]}
@@ -42,7 +42,7 @@ def test_post_keeps_its_name_and_arguments() -> None:
     assert inspect.iscoroutinefunction(telegram.Bot._post)
 
 
-async def test_fast_send_returns_the_message_id_and_sends_html_and_markup(
+async def test_json_api_returns_the_message_id_and_sends_html_and_markup(
     api: FakeBotApi, bot: ExtBot[None]
 ) -> None:
     params = {"chat_id": 42, "text": "<b>Q</b>", "parse_mode": "HTML", "reply_markup": MARKUP}
@@ -53,7 +53,7 @@ async def test_fast_send_returns_the_message_id_and_sends_html_and_markup(
     assert sent["reply_markup"] == MARKUP
 
 
-async def test_fast_send_raises_the_errors_send_message_raises(
+async def test_json_api_raises_the_errors_send_message_raises(
     api: FakeBotApi, bot: ExtBot[None]
 ) -> None:
     api.block(43)
@@ -72,7 +72,7 @@ async def test_raw_edit_edits_text_and_keyboard_and_raises_as_edit_message_text(
 ) -> None:
     from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-    from bot.telegram.outbound.fast_send import edit_text_raw
+    from bot.telegram.outbound.json_api import edit_text_raw
 
     message_id = await send_message_json(bot, {"chat_id": 46, "text": "question"})
     markup = InlineKeyboardMarkup([[InlineKeyboardButton("Next", callback_data="n:1")]])
@@ -92,7 +92,7 @@ async def test_raw_edit_edits_text_and_keyboard_and_raises_as_edit_message_text(
 def test_markup_json_is_what_ptb_would_send_for_every_keyboard_the_bot_builds() -> None:
     from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LoginUrl
 
-    from bot.telegram.outbound.fast_send import markup_json
+    from bot.telegram.outbound.json_api import markup_json
     from bot.telegram.views import keyboards
 
     built = [
@@ -123,11 +123,11 @@ def test_the_verdict_keyboard_json_is_what_ptb_would_send_for_it() -> None:
             [
                 [
                     InlineKeyboardButton(
-                        "Next question ▶️", callback_data=callbacks.next_question(delivery_id)
+                        "Next question ▶️", callback_data=callbacks.NEXT(delivery_id)
                     ),
                     InlineKeyboardButton(
                         "All options explained",
-                        callback_data=callbacks.explain(delivery_id, token),
+                        callback_data=callbacks.EXPLAIN(delivery_id, token),
                     ),
                 ]
             ]
@@ -140,7 +140,7 @@ async def test_fast_callback_answer_sends_what_callback_query_answer_sends(
 ) -> None:
     from telegram import CallbackQuery, User
 
-    from bot.telegram.outbound.fast_send import answer_callback
+    from bot.telegram.outbound.json_api import answer_callback
 
     query = CallbackQuery("q1", User(5, "Ann", False), "ci", data="a:1:0")
     query.set_bot(bot)
@@ -155,7 +155,7 @@ async def test_fast_callback_answer_sends_what_callback_query_answer_sends(
 async def test_fast_callback_answer_raises_what_callback_query_answer_raises(
     api: FakeBotApi, bot: ExtBot[None]
 ) -> None:
-    from bot.telegram.outbound.fast_send import answer_callback
+    from bot.telegram.outbound.json_api import answer_callback
 
     too_old = "Bad Request: query is too old and response timeout expired or query id is invalid"
     api.fail_next("answerCallbackQuery", 400, too_old)

@@ -1,14 +1,12 @@
-"""Fast sendMessage, editMessageText and answerCallbackQuery: PTB's `Bot._post`, the one private
-PTB API the bot uses.
+"""sendMessage, editMessageText and answerCallbackQuery posted as Bot API JSON through PTB's
+`Bot._post`, the one private PTB API the bot uses.
 
-Why: `Bot.send_message` builds keyboard objects and parses the returned Message, which was
-~60% of the CPU of a push (tests/bench/bench_push.py), and the push needs only the message id.
-Likewise the verdict edit: nobody reads the edited Message that `edit_message_text` parses
-(~140-430 µs each, over a third of the answer path's CPU). The verdict's callback answer skips
-PTB's wrapper layers and their keyword plumbing the same way.
-`_post` raises exactly the errors `send_message` raises. The public `Bot.do_api_request` would
-do the same but warns for endpoints PTB implements. pyproject pins PTB to 22.x for this, and
-tests/test_fast_send.py fails loudly if `_post` changes its name, signature or errors.
+Why: on the push and the answer path nobody reads the Message that `Bot.send_message` and
+`edit_message_text` parse from Telegram's reply (the push needs only the message id), nor
+needs keyboard objects built only to be serialised again (tests/bench/ measures both paths).
+`_post` raises exactly the errors the public methods raise. The public `Bot.do_api_request`
+would do the same but warns for endpoints PTB implements. pyproject pins PTB to 22.x for this,
+and tests/test_json_api.py fails loudly if `_post` changes its name, signature or errors.
 """
 
 from __future__ import annotations
@@ -33,17 +31,13 @@ async def answer_callback(bot: ExtBot[None], query_id: str, text: str | None = N
 
 
 async def edit_message_json(bot: ExtBot[None], params: dict[str, Any]) -> None:
-    """editMessageText with Bot API JSON params: no keyboard objects built, none parsed back.
-
-    A mock exam's screen carries some 30 buttons: building them as PTB objects, serialising
-    them and parsing the edited Message back was two thirds of the CPU of a tap.
-    """
+    """editMessageText with Bot API JSON params: no keyboard objects built, none parsed back
+    (a mock exam's screen carries dozens of buttons)."""
     await bot._post("editMessageText", params)
 
 
 # The button fields the bot's keyboards use; a button with any other field set is serialised by
-# PTB itself (to_dict), which walks every attribute generically (~130 µs for a two-button
-# verdict keyboard, a fifth of the answer path).
+# PTB itself (to_dict), which walks every attribute generically and is slow for what it does.
 _PLAIN_FIELDS = ("text", "callback_data", "url")
 _OTHER_FIELDS = tuple(name for name in InlineKeyboardButton.__slots__ if name not in _PLAIN_FIELDS)
 

@@ -1,0 +1,61 @@
+"""Storage faults the bot cannot fix (a full disk, its file replaced under it): the user hears
+"I can't save right now" instead of silence, the log gets one line per kind of fault with a
+count, health reports it, and the bot recovers by itself when the fault goes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.storage.port import StorageError
+from bot.storage.sqlite.database import Database
+from bot.telegram.views import texts
+from tests import factories
+from tests.botharness import running_bot
+
+
+async def test_a_full_disk_is_a_fault_until_space_returns(tmp_path: Path) -> None:
+    async with Database(tmp_path / "full.sqlite3") as db:
+        await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
+        pages = await db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+        # SQLite's own "database or disk is full" (SQLITE_FULL), as a full filesystem gives.
+        await db.call(lambda c: c.execute(f"PRAGMA max_page_count={pages + 2}"))
+        with pytest.raises(StorageError, match="full"):
+            for _ in range(10):
+                await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
+        assert db.fault == "disk full"
+        await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space is back
+        await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
+        assert db.fault is None
+
+
+async def test_a_replaced_database_file_takes_no_answer_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_bot(tmp_path) as h:
+        ann = factories.user(42, "Ann")
+        chat = factories.private_chat(ann)
+        await h.feed(factories.command("/quiz", ann, chat))
+        message = h.api.last_message(42)
+        assert message is not None
+        data = message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        # A restore copied over the live file (a new inode at the same path).
+        copy = tmp_path / "restored.sqlite3"
+        shutil.copy(h.db_path, copy)
+        os.replace(copy, h.db_path)
+        with caplog.at_level(logging.ERROR):
+            await h.feed(factories.callback(data, ann, message))
+            for _ in range(3):
+                await h.feed(factories.command("/quiz", ann, chat))
+        (tap,) = h.api.calls_of("answerCallbackQuery")
+        assert tap.params["text"] == texts.CANNOT_SAVE
+        told = [m for m in h.api.messages_to(42) if m.get("text") == texts.CANNOT_SAVE]
+        assert len(told) == 1  # once a minute, not once a message
+        assert h.services.db.fault == "file replaced"
+        faults = [r for r in caplog.records if "storage fault" in r.getMessage()]
+        assert len(faults) == 1 and "file replaced" in faults[0].getMessage()
+        assert "replaced or deleted" in caplog.text
