@@ -117,7 +117,7 @@ async def streak_cost(db: Database, user_id: int) -> None:
     read before the run was kept), min/median/max µs of 200 reads each on a reader."""
     zone = ZoneInfo("UTC")
 
-    def with_freezes(c: sqlite3.Connection, user: int, now: float, zone: ZoneInfo) -> int:
+    def with_freezes(c: Connection, user: int, now: float, zone: ZoneInfo) -> int:
         return summaries.streak_with_freezes(c, user, now, zone).days
 
     for name, fn in (
