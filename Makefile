@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench validate clean
+.PHONY: run test lint bench validate pg clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,8 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/quizbot run
 
+# The PostgreSQL tests start a throwaway server of their own (tests/pg_server.py), and stop it:
+# Debian's `postgresql` package must be installed (.ci/run installs it).
 test: $(STAMP_DEV)
 	$(BIN)/ruff check bot tests
 	$(BIN)/mypy
@@ -34,6 +36,10 @@ lint: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(BIN)/python -m tests.bench
+
+# A throwaway PostgreSQL to try QUIZBOT_DB=postgresql://... by hand; Ctrl-C stops and removes it.
+pg: $(STAMP_DEV)
+	$(BIN)/python -m tests.pg_server
 
 validate: $(STAMP_RUN)
 	$(BIN)/quizbot validate questions/

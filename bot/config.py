@@ -61,7 +61,9 @@ class Settings(BaseSettings):
     # Optional here so that offline commands (validate, migrate, backup) need no token;
     # `require_token()` is what `quizbot run` calls.
     bot_token: SecretStr | None = Field(default=None, validation_alias="BOT_TOKEN")
-    db: Path = Field(default=Path("quizbot.sqlite3"), validation_alias="QUIZBOT_DB")
+    # A SQLite file (a path or sqlite:///path) or a postgresql:// URL, kept as text (a Path
+    # would fold the URL's "//").
+    db: Path | str = Field(default=Path("quizbot.sqlite3"), validation_alias="QUIZBOT_DB")
     questions: Annotated[list[Path], NoDecode] = Field(
         default_factory=lambda: [BUNDLED_QUESTIONS], validation_alias="QUIZBOT_QUESTIONS"
     )
@@ -133,6 +135,13 @@ class Settings(BaseSettings):
                 "BOT_TOKEN does not look like a token from @BotFather (123456:ABC...)"
             )
         return SecretStr(value.get_secret_value().strip())
+
+    @field_validator("db", mode="before")
+    @classmethod
+    def _database(cls, value: object) -> object:
+        if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
+            return Path(value)
+        return value
 
     @field_validator("questions", mode="before")
     @classmethod

@@ -8,6 +8,9 @@ import pytest
 
 from tests.fakes import FakeBotApi, FakeBotApiServer
 
+# A real PostgreSQL for the tests of the second backend: `pg_url` (tests/pg_fixtures.py).
+pytest_plugins = ["tests.pg_fixtures"]
+
 
 @pytest.fixture
 def api() -> FakeBotApi:

@@ -188,6 +188,7 @@ SQLITE_ENGINE_TESTS = frozenset(
     {
         "test_storage.py",  # the engine's connections, batches and driver errors
         "test_db_readers.py",  # reader connections and the aiosqlite internals they use
+        "test_inbox_kill9.py",  # another connection holds the write lock while taps arrive
         "test_db_checkpoints.py",  # WAL checkpoints held back by a reader pinning a snapshot
         "test_query_plans.py",  # EXPLAIN QUERY PLAN of the hot queries
         "test_ops_backup.py",  # the online backup's copy: its journal mode and integrity
@@ -195,6 +196,7 @@ SQLITE_ENGINE_TESTS = frozenset(
         "test_faults_busy.py",  # two connections racing for the write lock
         "test_push_faults.py",  # another connection holds the write lock mid-push
         "test_shutdown_faults.py",  # another connection holds the write lock at shutdown
+        "test_pg_schema.py",  # reads the SQLite catalog to compare it with PostgreSQL's
         "bench/gen_history.py",  # a scratch build of the benchmark file: no journal, old schema
         "exchange_files.py",  # Anki packages hold an SQLite collection: a file format to build
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.config import ConfigError, load_settings
@@ -32,3 +34,11 @@ def test_malformed_token_is_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError) as info:
         load_settings()
     assert "BOT_TOKEN" in str(info.value) and secret not in str(info.value)
+
+
+def test_database_is_a_path_or_a_postgres_url_kept_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZBOT_DB", "data/bot.sqlite3")
+    assert load_settings().db == Path("data/bot.sqlite3")
+    url = "postgresql://bot:pw@db.internal:5432/quizbot"
+    monkeypatch.setenv("QUIZBOT_DB", url)
+    assert load_settings().db == url  # a Path would fold its "//"

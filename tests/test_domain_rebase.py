@@ -148,7 +148,7 @@ def test_history_on_the_old_topics_reads_the_same_on_the_ten_domains(
     totals_before = {u: practice_sql.bank_totals(conn, u)[0] for u in (ALICE, BOB)}
     answers_before = rows(conn, "SELECT id, question_id, correct, answered_at FROM answers")
 
-    assert apply_migrations(conn) == ["0018_ncp_genl_domains"]
+    assert apply_migrations(conn)[0] == "0018_ncp_genl_domains"  # and any after it
 
     # Memory (keyed on question ids) and the answers themselves are untouched.
     assert rows(conn, "SELECT * FROM memory_states") == memory_before

@@ -84,8 +84,11 @@ def _stamp(stat: os.stat_result) -> tuple[int, ...]:
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
-def cache_path(db: Path) -> Path:
-    """Where the cache of the bot using database `db` lives: beside it, like SQLite's -wal."""
+def cache_path(db: Path | str) -> Path:
+    """Where the cache of the bot using database `db` lives: beside a SQLite file, like its
+    -wal; in the working folder for a server database (a URL)."""
+    if isinstance(db, str):
+        return Path("quizbot-server-db" + SUFFIX)
     return db.with_name(db.name + SUFFIX)
 
 

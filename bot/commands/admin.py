@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from bot.config import ConfigError, load_settings
+from bot.storage.factory import sqlite_path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,7 +50,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
     try:
         settings = load_settings()
-        report = backup_database(settings.db, args.path)
+        report = backup_database(sqlite_path(settings.db), args.path)
     except (ConfigError, BackupError) as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1

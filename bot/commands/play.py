@@ -15,6 +15,7 @@ from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
+from bot.storage.factory import sqlite_path
 from bot.storage.port import DatabaseUnavailable
 
 
@@ -71,7 +72,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     settings, catalog = loaded
-    db_path = args.db or settings.db
+    db_path = args.db or sqlite_path(settings.db)
     if db_path.is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
     if args.jsonl and (args.topic is not None or args.count or args.mock):

@@ -14,6 +14,7 @@ from bot.analysis.render_text import render_text
 from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.config import ConfigError, load_settings
+from bot.storage.factory import sqlite_path
 from bot.storage.item_sql import NoDatabase, read_item_report
 from bot.storage.port import StorageError
 
@@ -103,7 +104,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Print or write the item analysis of one bank; one line on stderr and exit 1 on error."""
     try:
         settings = load_settings()
-        db: Path = args.db or settings.db
+        db: Path = args.db or sqlite_path(settings.db)
         if not db.is_file():
             raise ReportError(f"no database at {db}")
         loaded = load_banks(args.questions or settings.questions)

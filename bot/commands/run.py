@@ -12,7 +12,7 @@ from bot.bank.loader import load_banks
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
 from bot.practice.catalog import Catalog
-from bot.storage.factory import prepare_database
+from bot.storage.factory import display_name, prepare_database
 from bot.storage.port import DatabaseUnavailable
 
 
@@ -124,9 +124,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
     if not todo:
-        print(f"database {settings.db} is up to date; no migration to apply")
+        print(f"database {display_name(settings.db)} is up to date; no migration to apply")
         return 0
-    print(f"database {settings.db}: applied {len(todo)} migration(s)")
+    print(f"database {display_name(settings.db)}: applied {len(todo)} migration(s)")
     for name in todo:
         print(f"  {name}")
     return 0

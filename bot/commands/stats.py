@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
 from bot.practice.readiness_service import ReadinessReport, render_stats_chart
+from bot.storage.factory import sqlite_path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,7 +36,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     settings, catalog = loaded
-    db_path = args.db or settings.db
+    db_path = args.db or sqlite_path(settings.db)
     if not db_path.is_file():
         return fail(f"no database at {db_path}")
     report = asyncio.run(

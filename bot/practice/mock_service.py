@@ -10,6 +10,7 @@ import functools
 import random
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from bot.bank.models import Question
 from bot.mock import exam as moves
@@ -21,14 +22,19 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.mock_models import MockReply, MockStatus, ReviewEntry
 from bot.storage import mock_sql, practice_sql
-from bot.storage.port import Connection, Store
+from bot.storage.port import Connection, DatabaseBusy, Store
 
 # Runs inside the transaction that submits an exam, so the answers are recorded exactly once
 # with it; the default writes them into deliveries/answers (source 'mock').
 GradedSink = Callable[[Connection, Exam, tuple[GradedAnswer, ...], str], object]
 Move = Callable[[Exam, float], Exam | Pending]
+T = TypeVar("T")
 CACHE_EXAMS = 4096
 CACHE_QUESTIONS = 65536
+# A save that lost to another writer is read and made again in the same transaction, whose
+# reads see what committed before them (never on SQLite's one writer; PostgreSQL's default
+# isolation): the two count one after the other. One that keeps losing is answered "busy".
+SAVE_TRIES = 3
 
 
 @functools.lru_cache(maxsize=1024)
@@ -36,6 +42,21 @@ def _question(snapshot: str) -> Question:
     """A question snapshot parsed once: snapshots never change and Questions are frozen, so
     repeated taps on one exam cost a dictionary look-up."""
     return Question.model_validate_json(snapshot)
+
+
+def _until_saved(
+    fn: Callable[[Connection], T | None],
+) -> Callable[[Connection], T]:
+    """`fn` (None: its save lost to another writer) run again on what is stored now."""
+
+    def run(conn: Connection) -> T:
+        for _ in range(SAVE_TRIES):
+            reply = fn(conn)
+            if reply is not None:
+                return reply
+        raise DatabaseBusy("a mock exam kept changing under its save")
+
+    return run
 
 
 def _same_item(before: Question, now: Question | None) -> bool:
@@ -95,18 +116,21 @@ class MockService:
         EXPIRED with the result of one whose deadline passed unnoticed."""
         now = self.clock.now()
 
-        def look(conn: Connection) -> tuple[MockReply | None, str | None, set[str]]:
+        def look(
+            conn: Connection,
+        ) -> tuple[MockReply | None, str | None, set[str]] | None:
             running = mock_sql.running_exam(conn, user_id)
             if running is not None and running.is_due(now):
                 # Its time ran out unseen: the learner gets that result before a new exam.
-                return self._submit(conn, running, moves.expire(running)), None, set()
+                submitted = self._submit(conn, running, moves.expire(running))
+                return None if submitted is None else (submitted, None, set())
             if running is not None:
                 return self._screen(conn, MockStatus.RUNNING, running, now), None, set()
             prefs = practice_sql.user_prefs(conn, user_id).bank_id
             bank = self.catalog.bank(bank_id or prefs)
             return None, bank.id, mock_sql.mocked_question_ids(conn, user_id, bank.id)
 
-        refused, chosen_bank, seen = await self.db.write(look)
+        refused, chosen_bank, seen = await self.db.write(_until_saved(look))
         if refused is not None:
             return self._remember(refused)
         bank = self.catalog.bank(chosen_bank)
@@ -142,7 +166,7 @@ class MockService:
         """The running exam where the learner left it (submitted first if its time is up)."""
         now = self.clock.now()
 
-        def fn(conn: Connection) -> MockReply:
+        def fn(conn: Connection) -> MockReply | None:
             running = mock_sql.running_exam(conn, user_id)
             if running is None:
                 return MockReply(MockStatus.NONE)
@@ -150,7 +174,7 @@ class MockService:
                 return self._submit(conn, running, moves.expire(running))
             return self._screen(conn, MockStatus.SHOWN, running, now)
 
-        return self._remember(await self.db.write(fn))
+        return self._remember(await self.db.write(_until_saved(fn)))
 
     async def choose(
         self, user_id: int, exam_id: int, position: int, option: int, *, on: bool | None = None
@@ -186,7 +210,7 @@ class MockService:
         """Stop the running exam (or this one) without a score."""
         now = self.clock.now()
 
-        def fn(conn: Connection) -> MockReply:
+        def fn(conn: Connection) -> MockReply | None:
             exam = (
                 mock_sql.running_exam(conn, user_id)
                 if exam_id is None
@@ -199,9 +223,9 @@ class MockService:
             if exam.is_due(now):
                 return self._submit(conn, exam, moves.expire(exam))
             after = mock_sql.save_exam(conn, exam, moves.abandon(exam, now))
-            return MockReply(MockStatus.ABANDONED, after)
+            return None if after is None else MockReply(MockStatus.ABANDONED, after)
 
-        return self._remember(await self.db.write(fn))
+        return self._remember(await self.db.write(_until_saved(fn)))
 
     async def expire_due(self, now: float | None = None) -> list[MockReply]:
         """Submit every running exam past its deadline (a job, and once at start-up)."""
@@ -211,11 +235,21 @@ class MockService:
             out = []
             for exam_id in mock_sql.due_exam_ids(conn, at):
                 exam = mock_sql.load_exam(conn, exam_id)
-                assert exam is not None
-                out.append(self._submit(conn, exam, moves.expire(exam)))
+                reply = None if exam is None else self.submit_due(conn, exam, at)
+                if reply is not None:
+                    out.append(reply)
             return out
 
         return [self._remember(r) for r in await self.db.write(fn)]
+
+    def submit_due(self, conn: Connection, exam: Exam, at: float) -> MockReply | None:
+        """Inside a transaction: submit `exam`, as read, because its deadline passed. None
+        when there is nothing to do: it was not running and due when read, or another writer
+        saved it since (a submit or an abandon elsewhere: theirs to report; anything else:
+        the next pass of the deadline job submits it)."""
+        if exam.status is not ExamStatus.RUNNING or not exam.is_due(at):
+            return None
+        return self._submit(conn, exam, moves.expire(exam))
 
     async def next_deadline(self) -> float | None:
         """When the next running exam is due (for the auto-submit job)."""
@@ -252,7 +286,8 @@ class MockService:
     async def _move(self, user_id: int, exam_id: int, move: Move) -> MockReply:
         now = self.clock.now()
 
-        def fn(conn: Connection) -> MockReply:
+        def fn(conn: Connection) -> MockReply | None:
+            # The cached copy only while the stored revision is its own (a retry reads anew).
             exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
             if exam is None or exam.user_id != user_id:
                 return MockReply(MockStatus.STALE)
@@ -269,14 +304,18 @@ class MockService:
             if after.status is ExamStatus.FINISHED:
                 return self._submit(conn, exam, after)
             saved = mock_sql.save_exam(conn, exam, after)
-            return self._screen(conn, MockStatus.SHOWN, saved, now)
+            return None if saved is None else self._screen(conn, MockStatus.SHOWN, saved, now)
 
-        return self._remember(await self.db.write(fn))
+        return self._remember(await self.db.write(_until_saved(fn)))
 
-    def _submit(self, conn: Connection, before: Exam, after: Exam) -> MockReply:
-        """Store a submitted exam with its score and record its answers, in one transaction."""
+    def _submit(self, conn: Connection, before: Exam, after: Exam) -> MockReply | None:
+        """Store a submitted exam with its score and record its answers, in one transaction;
+        None, with nothing written, when another writer saved the exam since `before`."""
         result = score(after)
-        after = mock_sql.save_exam(conn, before, after, result)
+        saved = mock_sql.save_exam(conn, before, after, result)
+        if saved is None:
+            return None  # its answers are recorded by whoever saved it, or at its submit
+        after = saved
         snaps = mock_sql.snapshots(conn, after.id)
         fed = tuple(
             g

@@ -30,9 +30,12 @@ from bot.practice.picking import record as record_delivery
 from bot.storage import answer_sql, summaries
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
-from bot.storage.port import Connection, Store
+from bot.storage.port import Connection, DatabaseBusy, Store
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
+
+# Reads and saves of one toggle before it is answered "busy" (see `toggle`).
+TOGGLE_TRIES = 3
 
 
 class PracticeService:
@@ -394,12 +397,18 @@ class PracticeService:
             if question.kind is not Kind.MULTIPLE or not 0 <= option < len(question.options):
                 # Toggles exist only on "select two" questions: a forged one is refused.
                 return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
-            if sql.existing_answer(conn, delivery_id, learner.id) is not None:
-                return self._already(conn, delivery, learner.id)
-            chosen = set(grading.decode_choice(sql.pending_choice(conn, delivery_id, learner.id)))
-            chosen ^= {option}
-            sql.set_pending_choice(conn, delivery_id, learner.id, grading.encode_choice(chosen))
-            return AnswerOutcome(AnswerStatus.RECORDED, delivery, frozenset(chosen))
+            # A toggle that lost to another writer (a second tap, a Submit elsewhere) reads
+            # again: two taps count one after the other, and a submitted answer stays.
+            for _ in range(TOGGLE_TRIES):
+                if sql.existing_answer(conn, delivery_id, learner.id) is not None:
+                    return self._already(conn, delivery, learner.id)
+                seen = sql.pending_choice(conn, delivery_id, learner.id)
+                chosen = grading.decode_choice(seen) ^ {option}
+                if sql.swap_pending_choice(
+                    conn, delivery_id, learner.id, seen, grading.encode_choice(chosen)
+                ):
+                    return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen)
+            raise DatabaseBusy("a multiple-answer choice kept changing under its save")
 
         return await self.db.write(flip)
 

@@ -28,7 +28,8 @@ def claim_button(
     if found is None:
         return None
     cur = conn.execute(
-        "INSERT OR IGNORE INTO button_uses (delivery_id, button, used_at) VALUES (?, ?, ?)",
+        "INSERT INTO button_uses (delivery_id, button, used_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (delivery_id, button) DO NOTHING",
         (delivery_id, button, now),
     )
     return cur.rowcount == 1

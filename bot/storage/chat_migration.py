@@ -18,9 +18,10 @@ MOVED_WITH_CHAT = ("answers", "deliveries", "mock_exams")
 _MOVED_WHERE = {
     "answers": "chat_id = :old AND delivery_id IN (SELECT id FROM deliveries WHERE chat_id = :old)"
 }
-# Tables beyond chats, deliveries and answers that key rows by chat. A migration that adds
-# another such table adds it here (tests/test_storage.py checks the schema against this list).
-CHAT_KEYED_TABLES = ("subscriptions", "push_log")
+# Tables beyond chats, deliveries and answers that key rows by chat, with the columns that
+# complete their unique key. A migration that adds another such table adds it here
+# (tests/test_storage.py checks the schema against this list).
+CHAT_KEYED_TABLES = {"subscriptions": (), "push_log": ("local_date",)}
 # Counts keyed by chat: added to whatever the new id already counts (summaries.merge_chat).
 MERGED_WITH_CHAT = ("member_totals",)
 
@@ -58,11 +59,14 @@ def migrate_chat(conn: Connection, old_id: int, new_id: int, now: float) -> bool
         )
         changed = changed or cur.rowcount > 0
     summaries.merge_chat(conn, old_id, new_id)
-    for table in CHAT_KEYED_TABLES:
-        # OR IGNORE: a row the new id already has (say, a subscription made after the upgrade)
-        # wins over the old one, which is then dropped.
+    for table, key in CHAT_KEYED_TABLES.items():
+        # A row the new id already has (say, a subscription made after the upgrade) wins over
+        # the old one, which stays behind and is dropped.
+        same = "".join(f" AND n.{c} = {table}.{c}" for c in key)
         cur = conn.execute(
-            f'UPDATE OR IGNORE "{table}" SET chat_id = ? WHERE chat_id = ?', (new_id, old_id)
+            f"UPDATE {table} SET chat_id = :new WHERE chat_id = :old"
+            f" AND NOT EXISTS (SELECT 1 FROM {table} n WHERE n.chat_id = :new{same})",
+            {"new": new_id, "old": old_id},
         )
         conn.execute(f'DELETE FROM "{table}" WHERE chat_id = ?', (old_id,))
         changed = changed or cur.rowcount > 0

@@ -1,14 +1,33 @@
-"""The one place a database is chosen and opened: from the settings' `QUIZBOT_DB` (a file path
-or `sqlite:///path`), for the bot and every CLI command alike."""
+"""The one place a database is chosen and opened: from the settings' `QUIZBOT_DB`, for the bot
+and every CLI command alike. `postgresql://…` (or `postgres://…`) selects PostgreSQL; a file
+path or `sqlite:///path` selects SQLite. PostgreSQL's driver is imported only when selected
+(it is the optional `postgres` extra)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.storage.port import Connection, Store
 from bot.storage.sqlite.database import Database, connect_sync, prepare
 
 SQLITE_PREFIX = "sqlite:///"
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+
+
+def is_postgres(target: str | Path) -> bool:
+    """Whether `target` names a PostgreSQL database."""
+    return isinstance(target, str) and target.startswith(POSTGRES_PREFIXES)
+
+
+def display_name(target: str | Path) -> str:
+    """The database as an operator's message names it (a URL without its password)."""
+    if not is_postgres(target):
+        return str(target)
+    parts = urlsplit(str(target))
+    host = f"{parts.hostname or ''}:{parts.port}" if parts.port else parts.hostname or ""
+    user = f"{parts.username}@" if parts.username else ""
+    return f"{parts.scheme}://{user}{host}{parts.path}"
 
 
 def sqlite_path(target: str | Path) -> Path:
@@ -21,17 +40,30 @@ def open_database(
     target: str | Path, *, default_timezone: str = "UTC", durability: str = "normal"
 ) -> Store:
     """The database `target` names, not yet open: `async with open_database(...) as db`.
-    `durability`: "full" makes every commit survive a power cut too (QUIZBOT_DURABILITY)."""
+    `durability`: "full" makes every SQLite commit survive a power cut too (QUIZBOT_DURABILITY;
+    PostgreSQL's is the server's `synchronous_commit`)."""
+    if is_postgres(target):
+        from bot.storage.postgres.database import PgDatabase
+
+        return PgDatabase(str(target), default_timezone=default_timezone)
     return Database(sqlite_path(target), default_timezone=default_timezone, durability=durability)
 
 
 def prepare_database(target: str | Path, default_timezone: str = "UTC") -> list[str]:
     """Open, migrate and close the database (a start-up check); the migrations it applied.
     Raises DatabaseUnavailable when it cannot be used."""
+    if is_postgres(target):
+        from bot.storage.postgres import database as pg
+
+        return pg.prepare(str(target), default_timezone)
     return prepare(sqlite_path(target), default_timezone)
 
 
 def connect_blocking(target: str | Path) -> Connection:
     """A blocking connection with the bot's settings, outside any Store (a CLI tool, a test
     that checks rows); the caller closes it. Rows are read by position or column name."""
+    if is_postgres(target):
+        from bot.storage.postgres import database as pg
+
+        return pg.connect_blocking(str(target))
     return connect_sync(sqlite_path(target))

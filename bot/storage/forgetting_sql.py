@@ -12,7 +12,7 @@ from bot.storage.port import Connection
 def probe_tally(conn: Connection, bank_id: str) -> ProbeTally:
     """The first spaced reviews of a bank's missed questions, summed over all its learners."""
     row = conn.execute(
-        "SELECT probes, recall, recall_squared, right FROM forgetting_tallies WHERE bank_id = ?",
+        'SELECT probes, recall, recall_squared, "right" FROM forgetting_tallies WHERE bank_id = ?',
         (bank_id,),
     ).fetchone()
     return ProbeTally() if row is None else ProbeTally(int(row[0]), row[1], row[2], int(row[3]))
@@ -39,7 +39,7 @@ def backfill(conn: Connection) -> int:
             ).rowcount  # fmt: skip
     conn.execute("DELETE FROM forgetting_tallies")
     conn.execute(
-        "INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, right)"
+        'INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, "right")'
         " SELECT bank_id, COUNT(*), TOTAL(probe_recall), TOTAL(probe_recall * probe_recall),"
         " TOTAL(probe_right) FROM memory_states WHERE probe_recall IS NOT NULL GROUP BY bank_id"
     )

@@ -32,7 +32,7 @@ _FIRST_ATTEMPTS = (
 _BY_QUESTION = (
     "SELECT question_id, group_concat(user_id, ','), group_concat(chosen, ' '),"
     " group_concat(correct, ''), COALESCE(SUM(time_to_answer_ms), 0), COUNT(time_to_answer_ms)"
-    f" FROM ({_FIRST_ATTEMPTS}) GROUP BY question_id"
+    f" FROM ({_FIRST_ATTEMPTS}) AS attempts GROUP BY question_id"
 )
 
 

@@ -23,7 +23,7 @@ _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 
 
 def upsert_sql(columns: tuple[str, ...]) -> str:
-    """INSERT ... ON CONFLICT DO UPDATE of a memory state's `columns`."""
+    """INSERT ... ON CONFLICT (its key) DO UPDATE of a memory state's `columns`."""
     return (
         f"INSERT INTO memory_states (user_id, bank_id, question_id, {', '.join(columns)})"
         f" VALUES (?, ?, ?, {', '.join('?' * len(columns))})"
@@ -83,7 +83,7 @@ def memory_state(
 def save_memory(
     conn: Connection, user_id: int, bank_id: str, question_id: str, state: MemoryState
 ) -> MemoryState:
-    """Store one memory state (insert or replace); returns it as a read of the row gives it."""
+    """Store one memory state (insert or update); returns it as a read of the row gives it."""
     row = state.to_row()
     values = tuple(row[c] for c in MEMORY_COLUMNS)
     conn.execute(_MEMORY_UPSERT, (user_id, bank_id, question_id, *values))
@@ -120,18 +120,26 @@ def counts_probe(before: MemoryState | None, after: MemoryState) -> bool:
 
 def _count_probe(conn: Connection, bank_id: str, recall: float, right: bool) -> None:
     conn.execute(
-        "INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, right)"
+        'INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, "right")'
         " VALUES (?, 1, ?, ?, ?) ON CONFLICT (bank_id) DO UPDATE SET"
-        " probes = probes + 1, recall = recall + excluded.recall,"
-        " recall_squared = recall_squared + excluded.recall_squared,"
-        " right = right + excluded.right",
+        " probes = forgetting_tallies.probes + 1,"
+        " recall = forgetting_tallies.recall + excluded.recall,"
+        " recall_squared = forgetting_tallies.recall_squared + excluded.recall_squared,"
+        ' "right" = forgetting_tallies."right" + excluded."right"',
         (bank_id, recall, recall * recall, int(right)),
     )
 
 
 # ---------------------------------------------------------------- misconceptions
-_MIS_COLUMNS = (
-    "misconception_id, active, activated_at, activated_by, last_event_at, avoidances, resolved_at"
+_MIS_FIELDS = (
+    "active", "activated_at", "activated_by", "last_event_at", "avoidances", "resolved_at"
+)  # fmt: skip
+_MIS_COLUMNS = "misconception_id, " + ", ".join(_MIS_FIELDS)
+_MISCONCEPTION_UPSERT = (
+    f"INSERT INTO misconception_states (user_id, bank_id, {_MIS_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (user_id, bank_id, misconception_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _MIS_FIELDS)
 )
 
 
@@ -177,12 +185,7 @@ def save_misconceptions(
     """Store changed misconception states; returns them as a read of their rows gives them."""
     rows = [_misconception_row(user_id, bank_id, s) for s in states.values()]
     if rows:
-        conn.executemany(
-            "INSERT OR REPLACE INTO misconception_states (user_id, bank_id, misconception_id,"
-            " active, activated_at, activated_by, last_event_at, avoidances, resolved_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        conn.executemany(_MISCONCEPTION_UPSERT, rows)
     # The same parse as `misconception_states` (the row without its user and bank).
     return {str(row[2]): _misconception(row[2:]) for row in rows}
 

@@ -37,12 +37,13 @@ def insert_exam(conn: Connection, exam: Exam, snapshots: Mapping[str, str]) -> i
     """Store a new running exam with its question snapshots (JSON by question id); its id, or
     None when the learner already has a running exam."""
     topics = json.dumps([{"id": t.id, "name": t.name, "weight": t.weight} for t in exam.topics])
-    # The one-running-exam index: a start that raced another inserts nothing.
-    row = conn.execute(
+    # The conflict target is the one-running-exam index (mock_exams_one_running): a start
+    # that raced another inserts nothing and returns no id.
+    rows = conn.execute(
         "INSERT INTO mock_exams (user_id, bank_id, kind, size, seed, passing_score, topics,"
         " current, started_at, deadline, chat_id, message_id)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT DO NOTHING RETURNING id",
+        " ON CONFLICT (user_id) WHERE status = 'running' DO NOTHING RETURNING id",
         (
             exam.user_id,
             exam.bank_id,
@@ -57,10 +58,10 @@ def insert_exam(conn: Connection, exam: Exam, snapshots: Mapping[str, str]) -> i
             exam.chat_id,
             exam.message_id,
         ),
-    ).fetchone()
-    if row is None:
+    ).fetchall()
+    if not rows:
         return None
-    exam_id = int(row[0])
+    exam_id = int(rows[0][0])
     conn.executemany(
         "INSERT INTO mock_items (exam_id, position, question_id, topic, option_order, correct,"
         " chosen, flagged, answered_at, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -170,12 +171,13 @@ def snapshots(conn: Connection, exam_id: int) -> list[str]:
 
 def save_exam(
     conn: Connection, before: Exam, after: Exam, result: MockResult | None = None
-) -> Exam:
+) -> Exam | None:
     """Write what a move changed (the exam's header, the items that differ, the score); returns
-    `after` at its new revision."""
-    conn.execute(
+    `after` at its new revision. None, with nothing written, when the stored exam is no longer
+    at `before`'s revision: another writer saved it after it was read."""
+    saved = conn.execute(
         "UPDATE mock_exams SET current = ?, status = ?, finished_at = ?, correct = ?,"
-        " percent = ?, passed = ?, rev = rev + 1 WHERE id = ?",
+        " percent = ?, passed = ?, rev = rev + 1 WHERE id = ? AND rev = ?",
         (
             after.current,
             after.status.value,
@@ -184,8 +186,11 @@ def save_exam(
             result.percent if result else None,
             int(result.passed) if result else None,
             after.id,
+            before.rev,
         ),
-    )
+    ).rowcount
+    if saved != 1:
+        return None
     conn.executemany(
         "UPDATE mock_items SET chosen = ?, flagged = ?, answered_at = ?"
         " WHERE exam_id = ? AND position = ?",
@@ -240,11 +245,15 @@ def last_mocks(
     conn: Connection, user_id: int, bank_id: str | None = None, limit: int = 5
 ) -> list[MockSummary]:
     """A learner's latest exams (abandoned ones too), newest first."""
+    # Two statements rather than `? IS NULL OR ...`: PostgreSQL cannot type a bare NULL.
+    where, params = (
+        ("", (user_id,)) if bank_id is None else (" AND bank_id = ?", (user_id, bank_id))
+    )
     rows = conn.execute(
         "SELECT id, bank_id, kind, status, size, started_at, finished_at, correct, percent,"
-        " passed FROM mock_exams WHERE user_id = ? AND (? IS NULL OR bank_id = ?)"
+        f" passed FROM mock_exams WHERE user_id = ?{where}"
         " ORDER BY started_at DESC, id DESC LIMIT ?",
-        (user_id, bank_id, bank_id, limit),
+        (*params, limit),
     ).fetchall()
     return [
         MockSummary(

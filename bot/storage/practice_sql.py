@@ -12,6 +12,7 @@ from bot.domain.grading import decode_choice
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import Learner
 from bot.storage import summaries
+from bot.storage.dialect import greatest
 from bot.storage.port import Connection
 from bot.storage.summaries import UNREAD, Unread
 
@@ -83,8 +84,8 @@ _UPSERT_USER = (
     "INSERT INTO users (id, first_name, username, language, started, created_at, seen_at)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name,"
-    " username = excluded.username, language = COALESCE(excluded.language, language),"
-    " started = MAX(started, excluded.started), seen_at = excluded.seen_at"
+    " username = excluded.username, language = COALESCE(excluded.language, users.language),"
+    f" started = {greatest('users.started', 'excluded.started')}, seen_at = excluded.seen_at"
 )
 
 
@@ -297,6 +298,27 @@ def set_pending_choice(conn: Connection, delivery_id: int, user_id: int, chosen:
         " ON CONFLICT (delivery_id, user_id) DO UPDATE SET chosen = excluded.chosen",
         (delivery_id, user_id, chosen),
     )
+
+
+def swap_pending_choice(
+    conn: Connection, delivery_id: int, user_id: int, seen: str, chosen: str
+) -> bool:
+    """Store `chosen` if the toggled options are still `seen` ("": none, with or without a
+    row); False, with nothing written, when another writer changed them since they were read."""
+    if seen:
+        cur = conn.execute(
+            "UPDATE pending_choices SET chosen = ?"
+            " WHERE delivery_id = ? AND user_id = ? AND chosen = ?",
+            (chosen, delivery_id, user_id, seen),
+        )
+    else:
+        cur = conn.execute(
+            "INSERT INTO pending_choices (delivery_id, user_id, chosen) VALUES (?, ?, ?)"
+            " ON CONFLICT (delivery_id, user_id) DO UPDATE SET chosen = excluded.chosen"
+            " WHERE pending_choices.chosen = ''",
+            (delivery_id, user_id, chosen),
+        )
+    return cur.rowcount == 1
 
 
 def clear_pending_choice(conn: Connection, delivery_id: int, user_id: int) -> None:

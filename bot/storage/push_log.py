@@ -14,8 +14,9 @@ once the next try would come later than the grace after its due time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bot.domain import due, zones
 from bot.domain.kinds import ChatKind, PushState
@@ -158,11 +159,11 @@ def materialize_due(conn: Connection, now: float, grace_s: float, limit: int) ->
         state = "skipped" if late else "pending"
         entries.append((chat_id, occ.local_date, occ.at, state, now if late else None))
         moves.append((nxt.local_date, nxt.at, now, chat_id))
-    # OR IGNORE: the unique (chat, day) key turns a repeated wall time, a time changed after
+    # DO NOTHING: the unique (chat, day) key turns a repeated wall time, a time changed after
     # today's push or a second tick into a no-op.
     conn.executemany(
-        "INSERT OR IGNORE INTO push_log (chat_id, local_date, due_at, state, finished_at)"
-        " VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO push_log (chat_id, local_date, due_at, state, finished_at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id, local_date) DO NOTHING",
         entries,
     )
     conn.executemany(
@@ -209,12 +210,24 @@ def claim(
     lease_until: float | None = None,
 ) -> list[Claim]:
     """Claim up to `limit` ready pending rows (oldest first), choosing each one's question once;
-    the claims belong to `owner` until `lease_until` (None: recovered at the next look).
+    the claims belong to `owner` until `lease_until` (None: recovered at the next look)."""
+    rows = ready_rows(conn, now, limit)
+    return claim_rows(conn, rows, now, pick, owner=owner, lease_until=lease_until)
+
+
+# A pending row as `claim` reads it: the log row, its delivery if one was chosen, and its chat's
+# subscription (id, chat_id, attempts, due_at, delivery_id, bank_id, question_id, user_id,
+# kind, subscribed bank, subscribed topic, active).
+ReadyRow = Sequence[Any]
+
+
+def ready_rows(conn: Connection, now: float, limit: int) -> list[ReadyRow]:
+    """Up to `limit` pending rows ready to send, oldest first (what `claim` reads).
 
     Ready: not waiting in backoff (`not_before` passed). Rows exist only once due, so the ready
     time is COALESCE(not_before, due_at); the expression matches the index push_log_ready.
     """
-    rows = conn.execute(
+    return conn.execute(
         "SELECT l.id, l.chat_id, l.attempts, l.due_at, l.delivery_id, d.bank_id, d.question_id,"
         " s.user_id, s.kind, s.bank_id, s.topic, s.active"
         " FROM push_log l LEFT JOIN subscriptions s ON s.chat_id = l.chat_id"
@@ -223,21 +236,44 @@ def claim(
         " ORDER BY COALESCE(l.not_before, l.due_at), l.id LIMIT ?",
         (now, limit),
     ).fetchall()
+
+
+def claim_rows(
+    conn: Connection,
+    rows: Iterable[ReadyRow],
+    now: float,
+    pick: Picker,
+    *,
+    owner: str | None = None,
+    lease_until: float | None = None,
+) -> list[Claim]:
+    """Claim the rows `ready_rows` read (what `claim` writes). Each write applies only while
+    the row is still pending with the attempts read (compare and set), so a row another
+    claimer took in between stays theirs: it is left out, and no question is picked for it."""
     claims: list[Claim] = []
-    done: list[tuple[str, float, str, int]] = []
+    done: list[tuple[str, float, str, int, int]] = []
+    unpicked: list[tuple[float, int]] = []
     for log_id, chat_id, attempts, due_at, delivery_id, bank_id, question_id, *sub in rows:
         user_id, kind_text, sub_bank, sub_topic, active = sub
         if not active:  # unsubscribed (or blocked) after it fell due
-            done.append((PushState.SKIPPED, now, "unsubscribed", log_id))
+            done.append((PushState.SKIPPED, now, "unsubscribed", log_id, attempts))
             continue
         if kind_text not in KINDS:
-            done.append((PushState.FAILED, now, f"unknown chat kind {kind_text!r}", log_id))
+            error = f"unknown chat kind {kind_text!r}"
+            done.append((PushState.FAILED, now, error, log_id, attempts))
+            continue
+        won = conn.execute(
+            "UPDATE push_log SET state = 'sending', claimed_at = ?, attempts = ?, owner = ?,"
+            " lease_until = ? WHERE id = ? AND state = 'pending' AND attempts = ?",
+            (now, attempts + 1, owner, lease_until, log_id, attempts),
+        ).rowcount
+        if won != 1:
             continue
         kind = ChatKind(kind_text)
         if delivery_id is None or bank_id is None:
             picked = pick(conn, DueRow(chat_id, user_id, kind, sub_bank, sub_topic), now)
             if picked is None:
-                done.append((PushState.FAILED, now, "no question to send", log_id))
+                unpicked.append((now, log_id))
                 continue
             delivery_id, bank_id, question_id = picked
         shown = conn.execute(
@@ -259,12 +295,18 @@ def claim(
             )
         )
     conn.executemany(
-        "UPDATE push_log SET state = ?, finished_at = ?, error = ? WHERE id = ?", done
+        "UPDATE push_log SET state = ?, finished_at = ?, error = ?"
+        " WHERE id = ? AND state = 'pending' AND attempts = ?",
+        done,
     )
     conn.executemany(
-        "UPDATE push_log SET state = 'sending', claimed_at = ?, attempts = ?, delivery_id = ?,"
-        " owner = ?, lease_until = ? WHERE id = ?",
-        [(now, c.attempts, c.delivery_id, owner, lease_until, c.log_id) for c in claims],
+        "UPDATE push_log SET state = 'failed', finished_at = ?, error = 'no question to send',"
+        " owner = NULL, lease_until = NULL WHERE id = ?",
+        unpicked,
+    )
+    conn.executemany(
+        "UPDATE push_log SET delivery_id = ? WHERE id = ?",
+        [(c.delivery_id, c.log_id) for c in claims],
     )
     return claims
 
@@ -323,7 +365,7 @@ def next_wake(conn: Connection) -> float | None:
     row = conn.execute(
         "SELECT MIN(t) FROM (SELECT MIN(next_due_at) AS t FROM subscriptions WHERE active = 1"
         " UNION ALL SELECT MIN(COALESCE(not_before, due_at)) FROM push_log"
-        " WHERE state = 'pending')"
+        " WHERE state = 'pending') AS wakes"
     ).fetchone()
     return None if row is None or row[0] is None else float(row[0])
 

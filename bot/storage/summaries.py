@@ -22,6 +22,7 @@ from bot.domain.streaks import (
     streak_of_days,
     streak_of_run,
 )
+from bot.storage.dialect import greatest, least
 from bot.storage.port import Connection
 
 ALL_TIME = ""  # member_totals.week of the all-time rows
@@ -62,8 +63,9 @@ def add_answer(
     hit = int(correct)
     conn.execute(
         "INSERT INTO learner_topics (user_id, bank_id, topic, answered, correct)"
-        " VALUES (?, ?, ?, 1, ?) ON CONFLICT DO UPDATE SET answered = answered + 1,"
-        " correct = correct + excluded.correct",
+        " VALUES (?, ?, ?, 1, ?) ON CONFLICT (user_id, bank_id, topic) DO UPDATE SET"
+        " answered = learner_topics.answered + 1,"
+        " correct = learner_topics.correct + excluded.correct",
         (user_id, bank_id, topic, hit),
     )
     if timezone is UNREAD:
@@ -72,7 +74,7 @@ def add_answer(
     day = _day_key(now, _zone(timezone, default_timezone))
     conn.execute(
         "INSERT INTO learner_days (user_id, local_date, answered) VALUES (?, ?, 1)"
-        " ON CONFLICT DO UPDATE SET answered = answered + 1",
+        " ON CONFLICT (user_id, local_date) DO UPDATE SET answered = learner_days.answered + 1",
         (user_id, day),
     )
     if chat_id == user_id:  # a private chat: no leaderboard
@@ -82,9 +84,11 @@ def add_answer(
     last_correct = now if correct else None
     conn.executemany(
         "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
-        " last_correct_at) VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT DO UPDATE SET"
-        " answered = answered + 1, correct = correct + excluded.correct,"
-        " last_correct_at = COALESCE(excluded.last_correct_at, last_correct_at)",
+        " last_correct_at) VALUES (?, ?, ?, 1, ?, ?, ?)"
+        " ON CONFLICT (chat_id, week, user_id) DO UPDATE SET"
+        " answered = member_totals.answered + 1,"
+        " correct = member_totals.correct + excluded.correct,"
+        " last_correct_at = COALESCE(excluded.last_correct_at, member_totals.last_correct_at)",
         [(chat_id, w, user_id, hit, now, last_correct) for w in (ALL_TIME, week)],
     )
 
@@ -145,19 +149,23 @@ def standings(conn: Connection, chat_id: int, week: str, limit: int) -> list[Sta
     return [Standing(uid, name, answered, correct) for uid, name, answered, correct in rows]
 
 
+_MERGE_TOTALS = (
+    "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
+    " last_correct_at) SELECT ?, week, user_id, answered, correct, first_at,"
+    " last_correct_at FROM member_totals WHERE chat_id = ? AND true"
+    " ON CONFLICT (chat_id, week, user_id) DO UPDATE SET"
+    " answered = member_totals.answered + excluded.answered,"
+    " correct = member_totals.correct + excluded.correct,"
+    f" first_at = {least('member_totals.first_at', 'excluded.first_at')},"
+    " last_correct_at = COALESCE("
+    f"{greatest('member_totals.last_correct_at', 'excluded.last_correct_at')},"
+    " member_totals.last_correct_at, excluded.last_correct_at)"
+)
+
+
 def merge_chat(conn: Connection, old_id: int, new_id: int) -> None:
     """A group's totals follow it to its supergroup id, added to any the new id has."""
-    conn.execute(
-        "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
-        " last_correct_at) SELECT ?, week, user_id, answered, correct, first_at,"
-        " last_correct_at FROM member_totals WHERE chat_id = ? AND true"
-        " ON CONFLICT DO UPDATE SET answered = answered + excluded.answered,"
-        " correct = correct + excluded.correct,"
-        " first_at = MIN(first_at, excluded.first_at),"
-        " last_correct_at = COALESCE(MAX(last_correct_at, excluded.last_correct_at),"
-        " last_correct_at, excluded.last_correct_at)",
-        (new_id, old_id),
-    )
+    conn.execute(_MERGE_TOTALS, (new_id, old_id))
     conn.execute("DELETE FROM member_totals WHERE chat_id = ?", (old_id,))
 
 

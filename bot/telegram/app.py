@@ -22,7 +22,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.core import Core, build_core
 from bot.schedule.push import PushService, push_rate, push_window
-from bot.storage.factory import open_database
+from bot.storage.factory import display_name, open_database
 from bot.storage.port import StorageError
 from bot.telegram import mock_jobs, push_jobs, reload, routes, status
 from bot.telegram.alerts import AdminAlerts
@@ -114,7 +114,7 @@ def build_application(
             "ready: %d questions in %d bank(s), database %s",
             catalog.question_count(),
             len(catalog.banks),
-            settings.db,
+            display_name(settings.db),
         )
 
     async def post_stop(app: QuizApp) -> None:

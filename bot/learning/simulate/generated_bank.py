@@ -82,3 +82,57 @@ def generate_bank(
         }
     )
     return Bank(meta=meta, questions={q.id: q for q in questions})
+
+
+CSV_TOPICS = (("t1", 30.0), ("t2", 22.0), ("t3", 18.0), ("t4", 14.0), ("t5", 10.0), ("t6", 6.0))
+
+
+def csv_bank(n_questions: int = 240, seed: int = 0) -> Bank:
+    """A bank of six weighted topics written as a CSV spreadsheet and read by the CSV importer
+    (`quizbot import csv`), as an author's spreadsheet would be; deterministic."""
+    import csv
+    import io
+    import tempfile
+    from pathlib import Path
+
+    from bot.bank.importers.common import question_id, validate
+    from bot.bank.importers.csv_import import read_csv_file
+
+    rng = random.Random(seed)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        ["topic", "difficulty", "stem", *(f"option_{k}" for k in range(1, 5)),
+         *(f"rationale_{k}" for k in range(1, 5)), "correct", "explanation"]
+    )  # fmt: skip
+    for j in range(n_questions):
+        topic = CSV_TOPICS[j % len(CSV_TOPICS)][0]
+        right = rng.randrange(4)
+        writer.writerow(
+            [topic, rng.choice(DIFFICULTIES), f"Spreadsheet question {j + 1} on {topic}?",
+             *(f"Answer {k + 1} to question {j + 1}" for k in range(4)),
+             *(f"Why answer {k + 1} is {'right' if k == right else 'wrong'}." for k in range(4)),
+             "ABCD"[right], f"Explanation of question {j + 1}."]
+        )  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bank.csv"
+        path.write_text(out.getvalue(), encoding="utf-8")
+        drafts, issues = read_csv_file(path)
+    assert not issues, issues
+    questions = []
+    for draft in drafts:
+        draft.data.setdefault("id", question_id(draft.data["topic"], draft.data["stem"]))
+        question = validate(draft)
+        assert isinstance(question, Question), question
+        questions.append(question)
+    meta = BankMeta.model_validate(
+        {
+            "id": "csv-240",
+            "title": "Six weighted topics from a spreadsheet",
+            "exam_code": "CSV-1",
+            "passing_score": 70,
+            "mock_exam": {"questions": 60, "minutes": 90},
+            "topics": [{"id": t, "name": t.upper(), "weight": w} for t, w in CSV_TOPICS],
+        }
+    )
+    return Bank(meta=meta, questions={q.id: q for q in questions})

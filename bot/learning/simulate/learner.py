@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.simulate.truth import TrueMemory, make_memory
+from bot.learning.simulate.panel_models import make_memory
+from bot.learning.simulate.truth import TrueMemory
 
 DIFFICULTY_OFFSET = {"easy": -0.7, "medium": 0.0, "hard": 0.7}
 

@@ -39,6 +39,9 @@ class SimConfig:
     # Learners not ready after `days` go on practising, up to this many days in all, only to
     # count their answers to ready (0: stop at `days`). Every other figure is of `days`.
     ready_within: int = 0
+    # A learner ready (and still a week later) stops STILL_READY_DAYS after that day, exam or
+    # not: the panel's figures are answers to ready and the readiness estimate around it.
+    stop_when_ready: bool = False
 
 
 @dataclass
@@ -100,6 +103,7 @@ class _Run:
         self.rng = random.Random(seed + 7)
         self.view = PolicyView(exam_date=(START + dt.timedelta(days=cfg.exam_in)).date())
         self.ready_after: int | None = None
+        self.ready_day: int | None = None
         self.answered = 0
         self.errors: list[float] = []
         self.brier: list[float] = []
@@ -130,6 +134,7 @@ class _Run:
                 (i + 1) % READY_CHECK_EVERY == 0 or i + 1 == cfg.per_day
             ):
                 self.ready_after = _ready(learner, _days(now), plan.passing_score, self.answered)
+                self.ready_day = None if self.ready_after is None else day
         if day >= cfg.days:
             return
         end = _at(day, cfg.per_day)
@@ -165,7 +170,15 @@ def run_learners(
     learners share it in the bot. `on_day` hears each morning's evidence and mode."""
     runs = [_Run(plan, cfg, n) for n in range(cfg.learners)]
     for day in range(max(cfg.days, cfg.ready_within)):
-        active = [r for r in runs if day < cfg.days or r.ready_after is None]
+        active = [
+            r
+            for r in runs
+            if r.ready_day is None
+            or (
+                day < cfg.days
+                and not (cfg.stop_when_ready and day > r.ready_day + STILL_READY_DAYS)
+            )
+        ]
         if not active:
             break
         tally = ProbeTally()

@@ -128,13 +128,4 @@ class HalfLifeMemory:
         self._refresh(q, skill)
 
 
-TRUTHS = ("power-law", "half-life")
-
-
-def make_memory(truth: str) -> TrueMemory:
-    """A fresh ground-truth memory of the named model with its default parameters."""
-    if truth == "power-law":
-        return PowerLawMemory(PowerLawParams())
-    if truth == "half-life":
-        return HalfLifeMemory(HalfLifeParams())
-    raise ValueError(f"unknown ground truth {truth!r}; choose from {', '.join(TRUTHS)}")
+TRUTHS = ("power-law", "half-life")  # the two the CLI runs by default ("both")

@@ -1,0 +1,177 @@
+"""The PostgreSQL store: the port's `write(fn)` / `read(fn)` on a pool of psycopg connections.
+
+Why psycopg 3 and not asyncpg: a transaction here is a plain sync function `fn(conn)` (the SQL
+modules are sync code shared with SQLite). psycopg's sync connections run such a function as
+it is, on a thread, one round trip per statement; asyncpg is async only, so every SQL module
+would have to be rewritten as coroutines (or driven through a blocking bridge that costs what
+asyncpg saves). psycopg also has a pool of its own (psycopg-pool) and the libpq URL syntax.
+
+Safe behind PgBouncer in transaction mode: no session state is set after connecting, and
+statements are never prepared on the server (`prepare_threshold=None`), since the next
+transaction may get another server connection.
+
+Write transactions are SERIALIZABLE: SQLite runs one writer at a time, and the SQL modules'
+read-then-write transactions assume it. PostgreSQL gives that guarantee by failing one of two
+conflicting transactions; the function is then run again (a transaction function changes
+nothing but the database, so running it twice is safe), and DatabaseBusy when it keeps failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import psycopg
+import psycopg_pool
+from psycopg import errors as pg_errors
+
+from bot.storage.port import Connection, DatabaseBusy, DatabaseUnavailable, StorageError
+from bot.storage.postgres.connection import PgConnection, configure
+from bot.storage.postgres.migrations import apply_migrations
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+POOL_SIZE = 4  # threads that may hold a connection at once; the rest wait for one
+RETRIES = 5  # runs of a write that keeps meeting a conflicting transaction
+CONNECT_TIMEOUT_S = 10.0
+_CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+
+
+def safe_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    info = psycopg.conninfo.conninfo_to_dict(url)
+    host, db = info.get("host", "localhost"), info.get("dbname", "")
+    return f"postgresql://{info.get('user', '')}@{host}:{info.get('port', 5432)}/{db}"
+
+
+def storage_error(err: psycopg.Error) -> StorageError:
+    """The port's error for a driver's (the driver's error stays its __cause__)."""
+    if isinstance(err, (*_CONFLICTS, pg_errors.LockNotAvailable, pg_errors.QueryCanceled)):
+        return DatabaseBusy(f"conflicting transactions: {err}")
+    return StorageError(str(err).strip() or type(err).__name__)
+
+
+class NoPacing:
+    """PostgreSQL needs no pause between bulk transactions: every one may be whole."""
+
+    async def room(self, want: int) -> int:
+        """All of it."""
+        return want
+
+    def wrote(self, units: int) -> None:
+        """Nothing to keep track of."""
+
+
+def connect_kwargs() -> dict[str, Any]:
+    """Connection options of every connection (pooled or blocking)."""
+    return {"autocommit": True, "prepare_threshold": None}
+
+
+def connect_blocking(url: str) -> Connection:
+    """A configured blocking connection outside any store, autocommit like SQLite's."""
+    try:
+        conn = psycopg.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S), **connect_kwargs())
+    except psycopg.Error as err:
+        raise DatabaseUnavailable(f"cannot use the database {safe_url(url)}: {err}") from err
+    configure(conn)
+    return PgConnection(conn, owned=True)
+
+
+def prepare(url: str, default_timezone: str = "UTC") -> list[str]:
+    """Connect, migrate and close; the migrations applied. DatabaseUnavailable on failure."""
+    conn = connect_blocking(url)
+    try:
+        assert isinstance(conn, PgConnection)
+        return apply_migrations(conn.raw)
+    except psycopg.Error as err:
+        raise DatabaseUnavailable(f"cannot use the database {safe_url(url)}: {err}") from err
+    finally:
+        conn.close()
+
+
+class PgDatabase:
+    """The bot's store on PostgreSQL: open() migrates; write()/read() run a function whole."""
+
+    def __init__(
+        self, url: str, *, default_timezone: str = "UTC", pool_size: int = POOL_SIZE
+    ) -> None:
+        self.url = url
+        self.default_timezone = default_timezone
+        # The server reports its own faults; a write that fails raises StorageError (health
+        # reports what the server says).
+        self.fault: str | None = None
+        self._pool_size = pool_size
+        self._pool: psycopg_pool.ConnectionPool[Any] | None = None
+
+    async def open(self) -> None:
+        """Connect and bring the schema up to date; DatabaseUnavailable when it cannot."""
+        await asyncio.to_thread(prepare, self.url, self.default_timezone)
+        pool: psycopg_pool.ConnectionPool[Any] = psycopg_pool.ConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=self._pool_size,
+            kwargs=connect_kwargs(),
+            configure=configure,
+            open=False,
+        )
+        try:
+            await asyncio.to_thread(pool.open, wait=True, timeout=CONNECT_TIMEOUT_S)
+        except psycopg_pool.PoolTimeout as err:
+            await asyncio.to_thread(pool.close)
+            raise DatabaseUnavailable(f"cannot use the database {safe_url(self.url)}") from err
+        self._pool = pool
+
+    async def close(self) -> None:
+        """Close the pool (idempotent); a running transaction finishes first."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await asyncio.to_thread(pool.close)
+
+    async def __aenter__(self) -> PgDatabase:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def batch_pacer(self) -> NoPacing:
+        """Bulk work paces itself by its transactions' own round trips."""
+        return NoPacing()
+
+    def _run(self, fn: Callable[[Connection], T], *, write: bool) -> T:
+        pool = self._pool
+        if pool is None:
+            raise RuntimeError("database is not open")
+        level = "SERIALIZABLE" if write else "REPEATABLE READ, READ ONLY"
+        for attempt in range(RETRIES):
+            try:
+                with pool.connection() as conn, conn.transaction():
+                    conn.execute(f"SET TRANSACTION ISOLATION LEVEL {level}")
+                    return fn(PgConnection(conn))
+            except _CONFLICTS as err:
+                if attempt == RETRIES - 1:
+                    raise storage_error(err) from err
+                log.debug("transaction conflict, run %d again", attempt + 2)
+            except psycopg.Error as err:
+                raise storage_error(err) from err
+        raise AssertionError("unreachable")
+
+    async def write(self, fn: Callable[[Connection], T]) -> T:
+        """Run fn(conn) in a write transaction; return once it is committed."""
+        return await asyncio.to_thread(functools.partial(self._run, fn, write=True))
+
+    async def read(self, fn: Callable[[Connection], T]) -> T:
+        """Run a read-only fn(conn) on one snapshot."""
+        return await asyncio.to_thread(functools.partial(self._run, fn, write=False))
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one query."""
+        return await self.read(lambda c: c.execute(sql, params).fetchall())
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first row of one query, or None."""
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
