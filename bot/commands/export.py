@@ -58,12 +58,13 @@ async def _results(
 def run_export_chat(args: argparse.Namespace) -> int:
     """Write a group's results as CSV (the file /export sends in the group)."""
     from bot.commands.run import fail, load_with_bank
+    from bot.storage.factory import sqlite_path
 
     loaded = load_with_bank(None)
     if isinstance(loaded, int):
         return loaded
     settings, catalog = loaded
-    db_path = args.db or settings.db
+    db_path = args.db or sqlite_path(settings.db)
     if not db_path.is_file():
         return fail(f"no database at {db_path}")
     data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
