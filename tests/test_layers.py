@@ -45,7 +45,9 @@ TELEGRAM_LIBRARY = ("telegram",)
 ALLOWED_TELEGRAM = "bot.telegram"
 # The SQLite driver is the SQLite engine's: everything else goes through bot/storage/port.py.
 DRIVERS = ("sqlite3", "aiosqlite")
-ALLOWED_DRIVERS = "bot.storage.sqlite"
+# And the Anki importer: an .apkg holds an SQLite file, which is a format to read, not a database
+# of the bot's (it is opened read-only from a temporary copy).
+ALLOWED_DRIVERS = ("bot.storage.sqlite", "bot.bank.importers.anki")
 TESTS = BOT.parent / "tests"
 # The adapters allowed a dependency's private name: PTB publishes no alias for the "default
 # value or value" parameters of BaseRequest.do_request, which the fake request must spell to

@@ -138,6 +138,7 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
         practice_sql.topic_totals(c, 1, "b"),
         practice_sql.bank_totals(c, 1),
         summaries.streak(c, 1, NOW, ZoneInfo("UTC")),
+        summaries.streak_with_freezes(c, 1, NOW, ZoneInfo("UTC")),
     ),
     "readiness and chart": lambda c: (
         history_sql.answers_since(c, 1, "b", NOW - 30 * 86400),

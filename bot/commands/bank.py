@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.bank import schema
+from bot.bank import import_formats, schema
 from bot.bank.importers import csv_import, page
 from bot.bank.importers.common import Draft, ImportIssue
 from bot.bank.importers.writer import write_drafts
@@ -233,7 +233,10 @@ def register(sub: Any) -> None:
     )
     schema_cmd.set_defaults(func=run_schema)
 
-    imp = sub.add_parser("import", help="turn practice pages or a CSV file into question files")
+    imp = sub.add_parser(
+        "import",
+        help="turn practice pages, CSV, Moodle XML, GIFT, Aiken or Anki into question files",
+    )
     sources = imp.add_subparsers(dest="source", metavar="SOURCE", required=True)
     page_cmd = sources.add_parser(
         "page",
@@ -266,3 +269,9 @@ def register(sub: Any) -> None:
         help="the cell separator: ',' or ';' or tab (default: guessed from the first row)",
     )
     csv_cmd.set_defaults(func=run_import_csv)
+
+    def exchange_options(parser: argparse.ArgumentParser) -> None:
+        _import_options(parser)
+        _topic_map_option(parser, "questions whose topic says", "'Fine tuning=fine-tuning'")
+
+    import_formats.register_sources(sources, exchange_options)

@@ -104,6 +104,7 @@ class Stats:
     streak_days: int
     topics: list[TopicStats] = field(default_factory=list)
     other_exams: list[ExamTotal] = field(default_factory=list)
+    streak_freezes_left: int = 1
 
     @property
     def accuracy(self) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 
@@ -64,3 +65,62 @@ def streak_of_run(first: str, last: str, now: float, zone: ZoneInfo) -> int | No
         return (end - start).days + 1
     # Days after today count as today, once: the run from its start up to today.
     return (today - start).days + 1 if start <= today else None
+
+
+# A missed day a week is forgiven: habit-app learners ask that one busy day not wipe out weeks
+# of practice. Two missed days in a row, or a second one in the same ISO week, end the streak.
+FREEZES_PER_WEEK = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Streak:
+    """Days with an answer in the current streak, and this week's freezes still unused."""
+
+    days: int
+    freezes_left: int = FREEZES_PER_WEEK
+
+
+def _week(day: dt.date) -> tuple[int, int]:
+    year, week, _ = day.isocalendar()
+    return year, week
+
+
+def freeze_streak(days_newest_first: Iterable[str], now: float, zone: ZoneInfo) -> Streak:
+    """The streak over ISO day keys, newest first, where one missed day per ISO week is
+    bridged by a freeze; stops reading at the first gap it cannot bridge."""
+    today = local_date(now, zone)
+    expected = today  # the newest day the streak may still hold
+    frozen: set[tuple[int, int]] = set()
+    days = 0
+    for key in days_newest_first:
+        day = min(dt.date.fromisoformat(key), today)  # a zone ahead of today's: today
+        if day > expected:
+            continue
+        if days == 0 and expected == today and day < today:
+            expected = today - dt.timedelta(days=1)  # today is not over: not a missed day
+        missed = (expected - day).days
+        if missed == 1 and _week(expected) not in frozen:
+            frozen.add(_week(expected))
+        elif missed != 0:
+            break
+        days += 1
+        expected = day - dt.timedelta(days=1)
+    used = 1 if _week(today) in frozen else 0
+    return Streak(days, FREEZES_PER_WEEK - used if days else FREEZES_PER_WEEK)
+
+
+def run_freeze_streak(first: str, last: str, now: float, zone: ZoneInfo) -> Streak | None:
+    """`freeze_streak` from the latest run of consecutive days alone, for a learner with no
+    answer two days before the run starts (so no freeze can join an earlier run); None when
+    the run lies after today, where the days themselves must be read."""
+    today = local_date(now, zone)
+    start, end = dt.date.fromisoformat(first), dt.date.fromisoformat(last)
+    if end > today:
+        return None
+    length = (end - start).days + 1
+    if end >= today - dt.timedelta(days=1):
+        return Streak(length)
+    if end == today - dt.timedelta(days=2):  # yesterday missed: the freeze keeps the streak
+        yesterday = today - dt.timedelta(days=1)
+        return Streak(length, FREEZES_PER_WEEK - (_week(yesterday) == _week(today)))
+    return Streak(0)

@@ -16,6 +16,7 @@ from bot.domain.groups import GroupSettings, Leaderboard, Reveal, week_key
 from bot.domain.kinds import PollMode, Source
 from bot.domain.models import Delivery
 from bot.domain.selection import Seen
+from bot.practice import group_results
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.picking import delivery_from, pick_and_record
@@ -270,3 +271,10 @@ class GroupService:
             )
 
         return await self.db.read(gather)
+
+    # ------------------------------------------------------------------ results
+    async def results_csv(self, chat_id: int) -> tuple[bytes, int]:
+        """The chat's results, one CSV row per member, times in the chat's timezone, and the
+        number of members."""
+        settings = await self.settings(chat_id)
+        return await group_results.results_csv(self.db, self.catalog, chat_id, settings.timezone)

@@ -20,6 +20,7 @@ from bot.domain.models import (
     Stats,
     TopicStats,
 )
+from bot.domain.streaks import Streak
 from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
@@ -473,14 +474,14 @@ class PracticeService:
 
         def gather(
             conn: Connection,
-        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], int, list[sql.BankTotal]]:
+        ) -> tuple[sql.UserPrefs, list[sql.TopicTotal], Streak, list[sql.BankTotal]]:
             prefs = sql.user_prefs(conn, user_id)
             bank_id = self.catalog.bank(prefs.bank_id).id
             zone = ZoneInfo(prefs.timezone or self.default_timezone)
             return (
                 prefs,
                 sql.topic_totals(conn, user_id, bank_id),
-                summaries.streak(conn, user_id, now, zone),
+                summaries.streak_with_freezes(conn, user_id, now, zone),
                 sql.bank_totals(conn, user_id),
             )
 
@@ -509,7 +510,8 @@ class PracticeService:
             bank_title=bank.meta.title,
             answered=sum(t.answered for t in topics),
             correct=sum(t.correct for t in topics),
-            streak_days=streak,
+            streak_days=streak.days,
+            streak_freezes_left=streak.freezes_left,
             topics=topics,
             other_exams=others,
         )

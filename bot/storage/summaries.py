@@ -6,6 +6,7 @@ learner's latest run of days (migration 0012) follows learner_days by triggers.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from enum import Enum, auto
 from functools import lru_cache
@@ -13,7 +14,14 @@ from zoneinfo import ZoneInfo
 
 from bot.domain import zones
 from bot.domain.groups import Standing, week_key
-from bot.domain.streaks import day_key, streak_of_days, streak_of_run
+from bot.domain.streaks import (
+    Streak,
+    day_key,
+    freeze_streak,
+    run_freeze_streak,
+    streak_of_days,
+    streak_of_run,
+)
 from bot.storage.dialect import greatest, least
 from bot.storage.port import Connection
 
@@ -104,6 +112,27 @@ def walked_streak(conn: Connection, user_id: int, now: float, zone: ZoneInfo) ->
         (user_id,),
     )
     return streak_of_days((r[0] for r in cursor), now, zone)
+
+
+def streak_with_freezes(conn: Connection, user_id: int, now: float, zone: ZoneInfo) -> Streak:
+    """The /stats streak, a missed day a week forgiven: O(1) from the latest run unless the
+    learner answered two days before it starts (a freeze may join the runs), then walked."""
+    row = conn.execute(
+        "SELECT run_start, run_end FROM learner_runs WHERE user_id = ?", (user_id,)
+    ).fetchone()
+    if row is None:
+        return Streak(0)
+    before = (dt.date.fromisoformat(row[0]) - dt.timedelta(days=2)).isoformat()
+    joined = conn.execute(
+        "SELECT 1 FROM learner_days WHERE user_id = ? AND local_date = ?", (user_id, before)
+    ).fetchone()
+    if joined is None and (found := run_freeze_streak(row[0], row[1], now, zone)) is not None:
+        return found
+    cursor = conn.execute(
+        "SELECT local_date FROM learner_days WHERE user_id = ? ORDER BY local_date DESC",
+        (user_id,),
+    )
+    return freeze_streak((r[0] for r in cursor), now, zone)
 
 
 def standings(conn: Connection, chat_id: int, week: str, limit: int) -> list[Standing]:

@@ -61,7 +61,7 @@ GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
 # Commands that only work in a group or channel, and private-chat ones (besides /start,
 # /stats, /quiz, /topics, /daily and /help, which have a group meaning of their own): sent in
 # the wrong place, each gets a hint where it works.
-GROUP_ONLY = ["leaderboard", "reveal", "window", "quizpoll"]
+GROUP_ONLY = ["leaderboard", "reveal", "window", "quizpoll", "export"]
 PRIVATE_ONLY = ["admin", "reload", "exam", "mistakes", "confidence", "mock", "ready", "reset"]
 
 
@@ -105,6 +105,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("leaderboard", group_admin.leaderboard, filters=GROUPS_AND_CHANNELS),
         CommandHandler("window", group_admin.window, filters=GROUPS_AND_CHANNELS),
         CommandHandler("quizpoll", group_admin.quizpoll, filters=GROUPS_AND_CHANNELS),
+        CommandHandler("export", group_admin.export, filters=GROUPS_AND_CHANNELS),
         CommandHandler("daily", group_daily.daily, filters=GROUPS_AND_CHANNELS),
         CommandHandler("topics", group_topics.topics, filters=GROUPS_AND_CHANNELS),
         CommandHandler("start", wrong_place.group_start, filters=GROUPS_AND_CHANNELS),
@@ -156,6 +157,7 @@ GROUP_COMMANDS = [
     ("leaderboard", "This week and all time"),
     ("window", "How long questions stay open (admins)"),
     ("quizpoll", "Telegram quiz polls on or off (admins)"),
+    ("export", "The group's results as a spreadsheet (admins)"),
     ("daily", "This chat's daily question (admins set it)"),
     ("topics", "Exam and topic of this chat's questions (admins)"),
     ("stats", "Your own progress, in a private chat"),

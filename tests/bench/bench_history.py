@@ -116,7 +116,15 @@ async def streak_cost(db: Database, user_id: int) -> None:
     """The streak read alone: from the learner's latest run, and walked over their days (the
     read before the run was kept), min/median/max µs of 200 reads each on a reader."""
     zone = ZoneInfo("UTC")
-    for name, fn in (("from the run", summaries.streak), ("walked", summaries.walked_streak)):
+
+    def with_freezes(c: Connection, user: int, now: float, zone: ZoneInfo) -> int:
+        return summaries.streak_with_freezes(c, user, now, zone).days
+
+    for name, fn in (
+        ("from the run", summaries.streak),
+        ("with freezes (what /stats reads)", with_freezes),
+        ("walked", summaries.walked_streak),
+    ):
         times: list[float] = []
 
         def read(c: Connection, fn: Any = fn, times: list[float] = times) -> int:

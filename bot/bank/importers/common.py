@@ -88,13 +88,20 @@ class Draft:
     """A question as read from a source, before topic resolution and validation."""
 
     file: Path
-    line: int
+    line: int | None
     data: dict[str, Any]
     topic_name: str
     locate: Locator
     exam_code: str | None = None
     title: str | None = None
     extra_issues: list[ImportIssue] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        """Where the draft starts in its source: file:line, or the file and the field."""
+        if self.line is not None:
+            return f"{self.file}:{self.line}"
+        return f"{self.file}: {self.locate(())[1]}"
 
     def issue(self, loc: tuple[str | int, ...], message: str) -> ImportIssue:
         """An issue about one field of this draft, placed where the field came from."""

@@ -153,6 +153,22 @@ def write_drafts(
     topic_map: Mapping[str, str] | None = None,
 ) -> WriteReport:
     """Validate drafts and write each as `<id>.yaml`; never overwrite a file unless `force`."""
+    report, plan = plan_drafts(drafts, bank_id, out_dir, force=force, topic_map=topic_map)
+    write_all(plan, out_dir)
+    report.written = [path for path, _ in plan if path != out_dir / BANK_FILE]
+    report.bank_file_changed = any(path == out_dir / BANK_FILE for path, _ in plan)
+    return report
+
+
+def plan_drafts(
+    drafts: Sequence[Draft],
+    bank_id: str,
+    out_dir: Path,
+    *,
+    force: bool = False,
+    topic_map: Mapping[str, str] | None = None,
+) -> tuple[WriteReport, list[tuple[Path, str]]]:
+    """Validate drafts: every issue, and the (path, text) of each file to write."""
     report = WriteReport()
     bank_file = _BankFile(out_dir)
     existing = _existing_ids(out_dir)
@@ -165,7 +181,7 @@ def write_drafts(
         message = f"this folder holds bank {other_id!r}, not {bank_id!r} (--bank); "
         message += f"use --bank {other_id} or another --out"
         report.issues.append(ImportIssue(bank_file.path, bank_file.id_line, "id", message))
-        return report
+        return report, []
     for draft in drafts:
         if not (draft.data.get("topic") or draft.topic_name):
             # Said here, once: resolving would call the empty name an undeclared topic.
@@ -189,14 +205,12 @@ def write_drafts(
             continue
         if checked.id in taken:
             first = taken[checked.id]
-            report.issues.append(
-                draft.issue(("id",), f"same id {checked.id!r} as {first.file}:{first.line}")
-            )
+            report.issues.append(draft.issue(("id",), f"same id {checked.id!r} as {first.where}"))
             continue
         taken[checked.id] = draft
         ready.append((draft, checked))
     if not ready:
-        return report
+        return report, []
     # Every file is rendered before any is written, then all are written to temporary files
     # and renamed: an import that fails half-way leaves the folder exactly as it was.
     plan: list[tuple[Path, str]] = []
@@ -220,10 +234,7 @@ def write_drafts(
         plan.append((path, text))
     if bank_file.added or not bank_file.exists:
         plan.append((bank_file.path, bank_file.render(bank_id, ready[0][0], out_dir)))
-    write_all(plan, out_dir)
-    report.written = [path for path, _ in plan if path != bank_file.path]
-    report.bank_file_changed = any(path == bank_file.path for path, _ in plan)
-    return report
+    return report, plan
 
 
 def write_all(plan: Sequence[tuple[Path, str]], out_dir: Path) -> None:

@@ -6,6 +6,8 @@ without telling the bot, so a cached list would go stale.
 
 from __future__ import annotations
 
+import datetime as dt
+import html
 import logging
 
 from telegram import Update
@@ -13,6 +15,7 @@ from telegram import Update
 from bot.domain.kinds import PollMode
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
+from bot.telegram.outbound.documents import TooLarge, send_file
 from bot.telegram.views import group_render, texts
 from bot.telegram.views.render import esc
 
@@ -116,3 +119,19 @@ async def _polls_fitting(context: QuizContext, chat_id: int) -> str:
     if fit < total:
         text += texts.POLL_UNFIT.format(rest=total - fit)
     return text + texts.POLL_LONG_STEM
+
+
+async def export(update: Update, context: QuizContext) -> None:
+    """/export (admins): the group's results as a CSV document, one row per member."""
+    if (chat_id := await _admin_or_refuse(update, context)) is None:
+        return
+    data, members = await context.services.groups.results_csv(chat_id)
+    title = update.effective_chat.title if update.effective_chat else None
+    # A chat title is at most 128 characters: the caption stays far below Telegram's 1024.
+    caption = texts.EXPORT_CAPTION.format(title=html.escape(title or "this chat"), members=members)
+    name = f"results-{abs(chat_id)}-{dt.datetime.now(dt.UTC):%Y-%m-%d}.csv"
+    try:
+        await send_file(context.bot, chat_id, data, name, caption)
+    except TooLarge as err:
+        log.warning("/export: %s", err)
+        await reply(update, context, texts.EXPORT_TOO_LARGE)

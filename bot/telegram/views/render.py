@@ -152,6 +152,15 @@ def callback_verdict(outcome: AnswerOutcome) -> str:
     return clip(texts.CB_WRONG.format(answer=letters(q.correct_indices)))
 
 
+def freeze_note(stats: Stats) -> str:
+    """ " · 1 freeze left" while the streak runs: a missed day this week would be forgiven."""
+    if not stats.streak_days:
+        return ""
+    if stats.streak_freezes_left:
+        return f" · {stats.streak_freezes_left} freeze left this week"
+    return " · this week's freeze used"
+
+
 def stats_text(stats: Stats) -> str:
     """A learner's progress: overall, per topic, streak; then other exams and totals."""
     if not stats.answered and not stats.other_exams:
@@ -161,7 +170,8 @@ def stats_text(stats: Stats) -> str:
             f"📊 <b>Your progress</b> · {esc(stats.bank_title)}",
             "",
             f"Answered: <b>{stats.answered}</b> · accuracy <b>{stats.accuracy:.0%}</b>",
-            f"Streak: <b>{stats.streak_days}</b> day{'s' if stats.streak_days != 1 else ''} 🔥",
+            f"Streak: <b>{stats.streak_days}</b> day{'s' if stats.streak_days != 1 else ''} 🔥"
+            + freeze_note(stats),
             "",
             "<b>By topic</b>",
         ]

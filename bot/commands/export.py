@@ -1,0 +1,104 @@
+"""`quizbot export moodle|gift --bank ID --out FILE` and `quizbot export --chat ID --out FILE`:
+a bank in an exchange format, or a group's results as the CSV file /export sends."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.bank.importers.writer import write_all
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.practice.catalog import Catalog
+
+FORMATS = ("gift", "moodle")
+
+
+def _write(out: Path, data: str) -> None:
+    # Through a temporary file: an export that fails leaves no half-written file behind.
+    write_all([(out.resolve(), data)], out.resolve().parent)
+
+
+def run_export_bank(args: argparse.Namespace) -> int:
+    """Write the bank in the format asked."""
+    from bot.commands.run import fail, load_with_bank
+
+    if args.bank is None:
+        return fail(f"export {args.format} needs --bank ID")
+    loaded = load_with_bank(args.bank)
+    if isinstance(loaded, int):
+        return loaded
+    _, catalog = loaded
+    bank = catalog.banks[args.bank]
+    from bot.bank.exporters.gift import to_gift
+    from bot.bank.exporters.moodle import to_moodle
+
+    try:
+        text = {"moodle": to_moodle, "gift": to_gift}[args.format](bank)
+    except ValueError as err:
+        return fail(f"bank {args.bank}: {err}")
+    _write(args.out, text)
+    print(f"{args.out}: {len(bank.questions)} question(s) of bank {args.bank} as {args.format}")
+    return 0
+
+
+async def _results(
+    settings: Settings, catalog: Catalog, db_path: Path, chat_id: int
+) -> tuple[bytes, int]:
+    from bot.practice.core import open_core
+
+    async with open_core(catalog, db_path, settings) as core:
+        return await core.groups.results_csv(chat_id)
+
+
+def run_export_chat(args: argparse.Namespace) -> int:
+    """Write a group's results as CSV (the file /export sends in the group)."""
+    from bot.commands.run import fail, load_with_bank
+    from bot.storage.factory import sqlite_path
+
+    loaded = load_with_bank(None)
+    if isinstance(loaded, int):
+        return loaded
+    settings, catalog = loaded
+    db_path = args.db or sqlite_path(settings.db)
+    if not db_path.is_file():
+        return fail(f"no database at {db_path}")
+    data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_bytes(data)
+    print(f"{args.out}: {members} member(s) of chat {args.chat}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Dispatch: a bank format, or --chat."""
+    if args.format:
+        if args.chat is not None:
+            print("quizbot: --chat goes without a format", file=sys.stderr)
+            return 2
+        return run_export_bank(args)
+    if args.chat is None:
+        print("quizbot: export needs a format (moodle, gift) or --chat ID", file=sys.stderr)
+        return 2
+    return run_export_chat(args)
+
+
+def register(sub: Any) -> None:
+    """Add `export`."""
+    export = sub.add_parser(
+        "export",
+        help="a bank as Moodle XML or GIFT, or a group's results as CSV",
+        description="`quizbot export moodle|gift --bank ID --out FILE` writes a bank for an "
+        "LMS (rationales as per-answer feedback); `quizbot export --chat ID --out FILE` "
+        "writes a group's results, one row per member (what /export sends in the group).",
+    )
+    export.add_argument("format", nargs="?", choices=FORMATS, help="bank format")
+    export.add_argument("--bank", help="bank id (with a format)")
+    export.add_argument("--chat", type=int, help="group or channel id (instead of a format)")
+    export.add_argument("--out", type=Path, required=True, metavar="FILE")
+    export.add_argument("--db", type=Path, help="SQLite file for --chat (default: QUIZBOT_DB)")
+    export.set_defaults(func=run_export)

@@ -1,0 +1,291 @@
+"""`quizbot import moodle|gift|aiken|anki`: each format's fields land where they belong, and any
+problem leaves the bank folder exactly as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.bank.loader import load_bank
+from bot.bank.models import Bank
+from bot.cli import main
+from tests import exchange_files as fx
+
+
+def run(
+    capsys: pytest.CaptureFixture[str], fmt: str, file: Path, out: Path, *extra: str
+) -> tuple[int, str, list[str]]:
+    code = main(["import", fmt, str(file), "--bank", "fx", "--out", str(out), *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err.splitlines()
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under the folder (a missing folder is empty)."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def options(bank: Bank, qid: str) -> list[tuple[str, bool, str]]:
+    return [(o.text, o.correct, o.rationale) for o in bank.questions[qid].options]
+
+
+def test_moodle_xml_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fx"
+    code, printed, err = run(capsys, "moodle", write(tmp_path / "q.xml", fx.MOODLE), out)
+    assert code == 0, err
+    assert "2 question file(s) written; bank.yaml written; 1 multiple-answer" in printed
+    bank = load_bank(out)
+    assert [(t.id, t.name) for t in bank.meta.topics] == [
+        ("rag", "Retrieval augmented generation"),
+        ("evaluation", "Evaluation"),
+    ]
+    q = bank.questions["rag-chunk-overlap"]
+    assert q.stem == "Why do chunkers overlap adjacent chunks?"  # HTML read as text
+    assert (q.topic, q.kind, q.shuffle, q.tags) == ("rag", "single", False, ["chunking"])
+    assert (
+        q.explanation == "Overlap keeps a sentence that straddles a boundary whole in one chunk."
+    )
+    assert options(bank, q.id)[1] == (
+        "To make the index smaller on disk overall",
+        False,
+        "Overlap repeats text & so the index grows.",
+    )
+    judged = next(q for q in bank.questions.values() if q.topic == "evaluation")
+    assert judged.kind == "multiple" and judged.shuffle
+    assert [o.correct for o in judged.options] == [True, True, False]
+    assert judged.options[2].rationale == "Length is the bias to avoid."
+    # A second import changes nothing and says so.
+    code, printed, _ = run(capsys, "moodle", tmp_path / "q.xml", out)
+    assert code == 0 and "0 question file(s) written; 2 unchanged" in printed
+
+
+def test_gift_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fx"
+    code, _, err = run(capsys, "gift", write(tmp_path / "q.gift", fx.GIFT), out)
+    assert code == 0, err
+    bank = load_bank(out)
+    assert [(t.id, t.name) for t in bank.meta.topics] == [
+        ("rag", "Retrieval augmented generation"),
+        ("evaluation", "Evaluation"),
+    ]
+    q = bank.questions["rag-rerank-stage"]
+    assert q.stem == "Where does a cross-encoder reranker sit in a RAG pipeline?"
+    assert q.tags == ["reranking"] and q.kind == "single"
+    assert options(bank, q.id)[0] == (
+        "After retrieval, rescoring the top candidates",
+        True,
+        "It reads query and passage together: too slow for the whole index.",  # \: unescaped
+    )
+    assert q.explanation == "Retrieve many cheaply, then rerank the few with the costlier model."
+    # A title that is no id ("Two picks") leaves the id to be derived from topic and stem.
+    two = next(q for q in bank.questions.values() if q.topic == "evaluation")
+    assert two.stem == "Which two metrics need a reference answer?"
+    assert two.kind == "multiple" and [o.correct for o in two.options] == [True, True, False]
+    assert two.options[2].rationale == "It needs only the model's probabilities."
+
+
+def test_aiken_needs_a_topic_and_the_texts_it_cannot_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = write(tmp_path / "q.txt", fx.AIKEN)
+    out = tmp_path / "fx"
+    code, _, err = run(capsys, "aiken", file, out)
+    assert code == 1 and snapshot(out) == {}
+    assert f"{file}:1: topic: required" in err
+    code, _, err = run(capsys, "aiken", file, out, "--topic", "Fine tuning")
+    assert code == 1 and snapshot(out) == {}
+    assert f"{file}:2: options.0.rationale: Field required" in err
+    assert f"{file}:1: explanation: Field required" in err
+    assert any("--fill-missing TEXT" in line for line in err)
+    code, printed, err = run(
+        capsys, "aiken", file, out, "--topic", "Fine tuning", "--fill-missing", "To be written."
+    )
+    assert code == 0, err
+    assert "--fill-missing stood in for 6 rationale(s) and 2 explanation(s)" in printed
+    bank = load_bank(out)
+    assert {q.topic for q in bank.questions.values()} == {"fine-tuning"}
+    lora = next(q for q in bank.questions.values() if q.stem.startswith("Which adapter"))
+    assert [o.correct for o in lora.options] == [False, True, False]
+    assert lora.options[1].text == "LoRA with rank 8 on the attention projections"
+    greedy = next(q for q in bank.questions.values() if q.kind == "multiple")
+    assert [o.correct for o in greedy.options] == [True, False, True]
+
+
+def test_aiken_problems_name_their_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "First?\nA. One thing\nC. Two things\nANSWER: D\n\nSecond?\nA. Yes indeed\n"
+    file = write(tmp_path / "q.txt", text)
+    code, _, err = run(
+        capsys, "aiken", file, tmp_path / "fx", "--topic", "t", "--fill-missing", "x"
+    )
+    assert code == 1
+    assert err[:-1] == [
+        f"{file}:3: options.1: option C where B was expected",
+        f"{file}:4: options: ANSWER 'D' is not one of the options",
+        f"{file}:6: correct: the question ends without ANSWER:",
+    ]
+
+
+@pytest.mark.parametrize("new_schema", [False, True])
+def test_anki_notes_mapped_by_field(
+    new_schema: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deck = fx.apkg(tmp_path / "deck.apkg", new_schema=new_schema)
+    maps = [
+        "--map", "Question=stem",
+        "--map", "choices=options",
+        "--map", "Correct=answer",
+        "--map", "Extra=explanation",
+        "--map", "Why=rationales",
+    ]  # fmt: skip
+    code, _, err = run(capsys, "anki", deck, tmp_path / "fx", *maps)
+    assert code == 0, err
+    bank = load_bank(tmp_path / "fx")
+    assert [(t.id, t.name) for t in bank.meta.topics] == [("fine-tuning", "Fine tuning")]
+    lora = next(q for q in bank.questions.values() if "low-rank" in q.stem)
+    assert lora.stem == "Which method freezes the base weights and learns low-rank updates?"
+    assert options(bank, lora.id) == [
+        ("Full fine-tuning", False, "Every weight changes there."),
+        ("LoRA", True, "Only the small matrices train."),
+        ("Prompt caching", False, "Caching trains nothing."),
+    ]
+    assert lora.tags == ["peft", "lora"]
+    memory = next(q for q in bank.questions.values() if q.kind == "multiple")
+    assert [o.text for o in memory.options][1] == "A longer context"  # <div> per line
+    assert [o.correct for o in memory.options] == [True, False, True]
+
+
+def test_anki_notes_that_do_not_fit_are_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deck = fx.apkg(tmp_path / "deck.apkg", [*fx.NOTES, fx.BASIC_NOTE])
+    maps = ["--map", "Question=stem", "--map", "Choices=options", "--map", "Correct=answer"]
+    maps += ["--fill-missing", "To be written."]
+    code, _, err = run(capsys, "anki", deck, tmp_path / "fx", *maps)
+    assert code == 1 and snapshot(tmp_path / "fx") == {}
+    assert err[0] == f"{deck}: note 1003: its note type has no field question, choices, correct"
+    code, printed, err = run(capsys, "anki", deck, tmp_path / "fx", *maps, "--skip-unsupported")
+    assert code == 0
+    assert err[0].startswith(f"skipped: {deck}: note 1003: its note type has no field")
+    assert "2 question file(s) written" in printed
+    # Without the required roles, nothing is read at all.
+    code, _, err = run(capsys, "anki", deck, tmp_path / "other", "--map", "Question=stem")
+    assert code == 1
+    assert err[0] == f"{deck}: --map FIELD=ROLE names no field for options, answer"
+
+
+def test_anki_bad_answer_names_the_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    note = (1004, fx.MCQ_TYPE, "", ("Which?", "A. One thing<br>B. Another", "E", "", ""))
+    deck = fx.apkg(tmp_path / "deck.apkg", [note])
+    maps = ["--map", "Question=stem", "--map", "Choices=options", "--map", "Correct=answer"]
+    code, _, err = run(capsys, "anki", deck, tmp_path / "fx", *maps)
+    assert code == 1
+    assert err[0] == f"{deck}: note 1004: answer: 'E' is no option's letter, number or text"
+
+
+def test_a_problem_anywhere_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fx"
+    assert run(capsys, "gift", write(tmp_path / "q.gift", fx.GIFT), out)[0] == 0
+    before = snapshot(out)
+    broken = fx.GIFT.replace("=After retrieval", "~After retrieval") + (
+        "\n::New:: A new question that would be fine on its own? {\n"
+        "\t=Yes it would # Right.\n\t~No it would not # Wrong.\n\t####Because.\n}\n"
+    )
+    file = write(tmp_path / "broken.gift", broken)
+    code, _, err = run(capsys, "gift", file, out, "--force")
+    assert code == 1
+    assert any("needs at least 2 correct options" in line and "has 0 of 3" in line for line in err)
+    assert err[-1].startswith("nothing written")
+    assert snapshot(out) == before
+
+
+def test_bank_problems_after_the_import_refuse_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The bank's own validation runs on the folder as it would be: an option tagged with a
+    # misconception the bank does not declare is caught before anything is written.
+    out = tmp_path / "fx"
+    assert run(capsys, "gift", write(tmp_path / "q.gift", fx.GIFT), out)[0] == 0
+    (out / "extra.yaml").write_text("id: broken\n", encoding="utf-8")
+    before = snapshot(out)
+    code, _, err = run(capsys, "moodle", write(tmp_path / "q.xml", fx.MOODLE), out)
+    assert code == 1
+    assert any(line.startswith(f"{out / 'extra.yaml'}:") for line in err), err
+    assert snapshot(out) == before
+
+
+def test_lint_warnings_are_printed_and_strict_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gift = (
+        "$CATEGORY: Evaluation\n\n::lint-me:: Which option is the key here? {\n"
+        "\t=The key option, which is by far the longest of all the options # Right.\n"
+        "\t~Short one # Wrong.\n\t~Brief one # Wrong.\n\t####Because it is.\n}\n"
+    )
+    file = write(tmp_path / "q.gift", gift)
+    code, _, err = run(capsys, "gift", file, tmp_path / "strict", "--strict")
+    assert code == 1 and snapshot(tmp_path / "strict") == {}
+    assert any("[key-longest]" in line for line in err)
+    code, _, err = run(capsys, "gift", file, tmp_path / "fx")
+    assert code == 0
+    assert any("[key-longest]" in line and "lint-me.yaml" in line for line in err)
+    assert "1 item-writing warning(s) (--strict refuses them)" in err
+
+
+def test_moodle_other_question_types_refuse_or_skip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = fx.MOODLE.replace(
+        "</quiz>",
+        '  <question type="truefalse">\n    <name><text>TF</text></name>\n  </question>\n</quiz>',
+    )
+    file = write(tmp_path / "q.xml", text)
+    code, _, err = run(capsys, "moodle", file, tmp_path / "fx")
+    assert code == 1 and snapshot(tmp_path / "fx") == {}
+    line = text.splitlines().index('  <question type="truefalse">') + 1
+    assert err[0] == (
+        f"{file}:{line}: type: a truefalse question (TF): only multichoice is imported"
+    )
+    code, _, err = run(capsys, "moodle", file, tmp_path / "fx", "--skip-unsupported")
+    assert code == 0 and err[0].startswith("skipped: ")
+
+
+def test_gift_problems_name_their_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        "::tf:: The sky is green. {F}\n\n"
+        "::partial:: Pick? {\n\t=Right one # Yes.\n\t~%50%Half right # Half.\n\t####E.\n}\n"
+    )
+    file = write(tmp_path / "q.gift", text)
+    code, _, err = run(capsys, "gift", file, tmp_path / "fx", "--topic", "t")
+    assert code == 1, err
+    assert len(err) == 3
+    assert err[0] == f"{file}:1: a true/false question: only multiple choice is imported"
+    assert err[1].startswith(f"{file}:5: options.1.correct: partial credit (~%50%)")
+
+
+def test_format_is_sniffed_and_forced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gift = write(tmp_path / "questions.txt", fx.GIFT)
+    code, _, err = run(capsys, "aiken", gift, tmp_path / "fx")
+    assert code == 1
+    assert err == [
+        f"{gift}: looks like GIFT, not Aiken: run `quizbot import gift`, or add --format "
+        "aiken to read it as Aiken anyway"
+    ]
+    code, _, err = run(capsys, "aiken", gift, tmp_path / "fx", "--format", "gift")
+    assert code == 0, err
+    deck = fx.apkg(tmp_path / "deck.xml")
+    code, _, err = run(capsys, "moodle", deck, tmp_path / "fx2")
+    assert code == 1 and "looks like an Anki package" in err[0]
