@@ -24,7 +24,7 @@ from bot.storage.factory import open_database
 from bot.storage.port import Store
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Core:
     """The services of one process over one open database."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 from typing import Any
@@ -222,12 +223,7 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
     per-group edit throttle and the flood gate."""
     settings = core.settings
     return Services(
-        settings=settings,
-        db=core.db,
-        catalog=core.catalog,
-        clock=core.clock,
-        practice=core.practice,
-        groups=core.groups,
+        **{f.name: getattr(core, f.name) for f in dataclasses.fields(core)},
         push=PushService(
             core.db,
             settings,
@@ -246,9 +242,6 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
         # Count edits get what is left of a group's per-minute budget once questions,
         # reveals and replies are set aside.
         throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
-        mock=core.mock,
-        readiness=core.readiness,
-        guards=core.guards,
         flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
     )
 

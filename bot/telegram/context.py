@@ -7,16 +7,8 @@ from typing import Any
 
 from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
 
-from bot.config import Settings
-from bot.practice.catalog import Catalog
-from bot.practice.chat_guards import ChatGuards
-from bot.practice.clock import Clock
-from bot.practice.groups import GroupService
-from bot.practice.mock_service import MockService
-from bot.practice.readiness_service import ReadinessService
-from bot.practice.service import PracticeService
+from bot.practice.core import Core
 from bot.schedule.push import PushService
-from bot.storage.port import Store
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.inbox import Inbox
 from bot.telegram.outbound.flood import FloodGate
@@ -24,22 +16,14 @@ from bot.telegram.outbound.refusals import RefusalGate
 from bot.telegram.outbound.throttle import EditThrottle
 
 
-@dataclass
-class Services:
-    """Created in post_init, closed in post_shutdown."""
+@dataclass(slots=True)
+class Services(Core):
+    """The core services and what only the bot has; created in post_init, closed in
+    post_shutdown."""
 
-    settings: Settings
-    db: Store
-    catalog: Catalog
-    clock: Clock
-    practice: PracticeService
-    groups: GroupService
     push: PushService
     alerts: AdminAlerts
     throttle: EditThrottle  # live-count edits per group
-    mock: MockService
-    readiness: ReadinessService
-    guards: ChatGuards  # one result per button, group /quiz pace, /reset
     flood: FloodGate = field(default_factory=lambda: FloodGate(0, 60))  # per-sender updates
     inbox: Inbox | None = None  # updates stored before they are acknowledged
     refusals: RefusalGate = field(default_factory=RefusalGate)  # "admins only", out loud
