@@ -10,6 +10,7 @@ from typing import Any
 from PIL import Image
 
 from bot.practice.clock import FakeClock
+from bot.telegram.views import mock_texts
 from tests import factories, mock_bank
 from tests.botharness import Harness, running_bot
 
@@ -258,3 +259,29 @@ async def test_deadline_submits_on_tap_and_across_a_restart(tmp_path: Path) -> N
         await h2.feed(factories.callback(button(screen, "Next ▶"), ANN, screen))
         assert "Time is up" in last_answer(h2)
         assert len(h2.api.photos_to(ANN["id"])) == 2
+
+
+async def test_an_old_exams_buttons_change_nothing_after_a_restore_reuses_its_id(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path, mock_bank.three_topics()) as h:
+        await command(h, "/mock")
+        old = exam_message(h)
+        (exam_id,) = rows(h.db_path, "SELECT id FROM mock_exams")[0]
+        # A restore from a backup taken before this exam: its row and the id counter go back.
+        factories.execute(h.db_path, "DELETE FROM mock_exams")
+        factories.execute(h.db_path, "DELETE FROM sqlite_sequence WHERE name = 'mock_exams'")
+        h.clock.advance(5)
+        await command(h, "/mock")
+        new = exam_message(h)
+        assert new["message_id"] != old["message_id"]
+        assert rows(h.db_path, "SELECT id FROM mock_exams") == [(exam_id,)]  # the same id again
+        before = rows(h.db_path, "SELECT position, chosen, flagged FROM mock_items")
+        await h.feed(factories.callback(button(old, right_letters(h, 0)[0]), ANN, old))
+        assert last_answer(h) == mock_texts.CB_MOCK_OTHER_EXAM
+        await h.feed(factories.callback(button(old, "🚩 Flag"), ANN, old))
+        assert rows(h.db_path, "SELECT position, chosen, flagged FROM mock_items") == before
+        # The new exam's own buttons still work.
+        screen = await tap(h, new, button(new, "🚩 Flag"))
+        assert rows(h.db_path, "SELECT flagged FROM mock_items WHERE position = 0") == [(1,)]
+        assert "Question 1/10" in screen["text"]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
+
+TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 class ExamStatus(StrEnum):
@@ -107,6 +110,14 @@ class Exam:
     @property
     def size(self) -> int:
         return len(self.items)
+
+    @property
+    def token(self) -> str:
+        """Four characters that tell this exam from another with the same id (ids are handed
+        out again after a restore from a backup): its buttons carry them."""
+        digest = hashlib.blake2s(f"{self.id}:{self.seed}:{self.started_at!r}".encode()).digest()
+        n = int.from_bytes(digest[:8], "big")
+        return "".join(TOKEN_CHARS[(n // 36**i) % 36] for i in range(4))
 
     @property
     def answered_count(self) -> int:

@@ -272,6 +272,14 @@ class MockService:
         """The learner's latest exams, newest first (for /stats)."""
         return await self.db.read(lambda c: mock_sql.last_mocks(c, user_id, bank_id, limit))
 
+    async def made_for(self, user_id: int, exam_id: int, token: str | None) -> bool:
+        """Whether a button's token is the learner's exam's (a button without one predates
+        tokens and is taken as it is)."""
+        if token is None:
+            return True
+        exam = await self.db.read(lambda c: mock_sql.load_exam(c, exam_id))
+        return exam is not None and exam.user_id == user_id and exam.token == token
+
     async def result(self, user_id: int, exam_id: int) -> MockResult | None:
         """The result of one of the learner's submitted exams."""
         exam = await self.db.read(lambda c: mock_sql.load_exam(c, exam_id))

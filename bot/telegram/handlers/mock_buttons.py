@@ -71,10 +71,14 @@ async def _show(
 
 @BUTTONS.on(callbacks.MOCK_MOVE, Who.PRIVATE)
 async def on_move(press: Press, context: QuizContext) -> None:
-    """A button on the exam's message: `m:<exam>:<position>:<action><number>`."""
-    query, message, (exam_id, pos, step) = press.query, press.message, press.values
+    """A button on the exam's message: `m:<exam>:<position>:<action><number>:<token>`."""
+    query, message, (exam_id, pos, step, token) = press.query, press.message, press.values
     action, number = step[0], int(step[1:] or 0)
     svc, user = context.services.mock, query.from_user.id
+    if not await svc.made_for(user, exam_id, token or None):
+        # Another exam's button under the same id (a restore handed it out again): no change.
+        await query.answer(mock_texts.CB_MOCK_OTHER_EXAM)
+        return
     # Taps on one message run one at a time, so the edits land in the order of the writes.
     async with message_lock(message.chat_id, message.message_id):
         note, page = "", None

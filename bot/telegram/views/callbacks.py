@@ -90,9 +90,10 @@ TOPIC = CallbackData("tp", SLUG | word(ALL_TOPICS))
 BANK = CallbackData("bk", SLUG)  # switch to another bank (exam)
 DAILY = CallbackData("dl", Part(r"\d{4}", "9999") | word("off"))  # daily time HHMM, or off
 RESET = CallbackData("rs", SLUG | word(RESET_CANCEL))  # confirm /reset of that bank, or cancel
-# On a mock exam's message, `<exam>:<position>:<action><number>`: it names the exam and question
-# it was made for, so a button of an old exam, or of a question since left, is told apart.
-MOCK_MOVE = CallbackData("m", ID, number(4), Part(r"[a-z]\d{0,4}", "z9999"))
+# On a mock exam's message, `<exam>:<position>:<action><number>:<token>`: it names the exam and
+# question it was made for, so a button of an old exam, of an exam whose id was handed out again
+# after a restore (the token), or of a question since left, is told apart.
+MOCK_MOVE = CallbackData("m", ID, number(4), Part(r"[a-z]\d{0,4}", "z9999"), TOKEN)
 MOCK_OFFER = CallbackData("mo", word("full", "short") | number(4))  # start the exam offered
 MOCK_REVIEW = CallbackData("mr", ID, number(4))  # send mistake i for review
 MOCK_REVIEW_SHOWN = CallbackData("mv", ID, number(4))  # show mistake i in the review message

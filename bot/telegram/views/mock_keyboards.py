@@ -34,7 +34,7 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
 
 def _move(exam: Exam, action: str, number: int | str = "") -> str:
     """A button acting on the exam as shown at its current question."""
-    return MOCK_MOVE(exam.id, exam.current, f"{action}{number}")
+    return MOCK_MOVE(exam.id, exam.current, f"{action}{number}", exam.token)
 
 
 def grid_page_of(position: int) -> int:
