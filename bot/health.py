@@ -15,7 +15,7 @@ from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.config import Settings
 from bot.storage import bot_status
-from bot.storage.factory import sqlite_path
+from bot.storage.factory import connect_blocking, display_name, is_postgres, sqlite_path
 from bot.storage.port import Connection, StorageError
 from bot.storage.sqlite.database import quick_check, read_only
 
@@ -67,7 +67,26 @@ def database_report(conn: Connection, now: float) -> dict[str, Any]:
     }
 
 
+def _postgres(url: str, now: float) -> dict[str, Any]:
+    """PostgreSQL: the report, and the round trip of one query (its latency)."""
+    name = display_name(url)
+    try:
+        conn = connect_blocking(url)
+        try:
+            started = time.perf_counter()
+            conn.execute("SELECT 1").fetchone()
+            latency_ms = (time.perf_counter() - started) * 1000
+            report = database_report(conn, now)
+        finally:
+            conn.close()
+    except Exception as err:  # any failure to reach it is the verdict, said in one line
+        return {"ok": False, "database": name, "error": f"{type(err).__name__}: {err}"[:300]}
+    return {"database": name, "latency_ms": round(latency_ms, 2), **report}
+
+
 def _database(settings: Settings, now: float, deep: bool) -> dict[str, Any]:
+    if is_postgres(settings.db):
+        return _postgres(str(settings.db), now)
     path = sqlite_path(settings.db)
     if not path.is_file():
         # Connecting would create an empty file: a wrong QUIZBOT_DB must show up as an error.

@@ -22,11 +22,15 @@ def set_status(conn: Connection, values: Mapping[str, str | None], now: float) -
 
 
 def table_exists(conn: Connection, name: str) -> bool:
-    """Whether a table exists (the push log comes from another migration, maybe not yet run)."""
-    row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return row is not None
+    """Whether a table exists (the push log comes from another migration, maybe not yet run).
+    Asked of the table itself rather than of a catalog, which each database names its own way;
+    only for a connection outside a transaction on PostgreSQL, where a failed statement would
+    end the transaction."""
+    try:
+        conn.execute(f'SELECT 1 FROM "{name}" WHERE 1 = 0').fetchall()
+    except Exception:  # the driver's "no such table": any failure means it cannot be read
+        return False
+    return True
 
 
 def read_status(conn: Connection) -> dict[str, str]:
