@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.practice.clock import FakeClock
-from bot.telegram.outbound.group_budget import MEMBER_SHARE
+from bot.telegram.outbound.group_budget import MEMBER_SHARE, RESERVE, GroupBudget
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.fakes import FakeBotApi
@@ -36,7 +36,7 @@ async def test_one_member_flooding_commands_leaves_room_for_an_admins_quiz(
         await h.feed(factories.command("/start", ANN, factories.private_chat(ANN)))
         private_before = len(h.api.messages_to(ANN["id"]))
         api.limit_groups(20)
-        for second in range(35):  # one command a second: inside Ann's own flood allowance
+        for _ in range(35):  # one command a second: inside Ann's own flood allowance
             h.clock.advance(1)
             await h.feed(factories.command("/stats@quizbot_test_bot", ANN, GROUP))
             await h.feed(factories.command("/help@quizbot_test_bot", BOB, GROUP))
@@ -80,3 +80,14 @@ async def test_a_question_that_meets_flood_control_is_posted_again(tmp_path: Pat
         assert questions_in_group(h) == 1
         assert unseen_deliveries(h) == []
         assert len(db_rows(h.db_path, "SELECT id FROM deliveries")) == 1
+
+
+def test_budget_keeps_a_reserve_and_forgives_a_clock_set_back() -> None:
+    budget = GroupBudget(per_minute=8, share=3)  # RESERVE of them kept for questions
+    members = [budget.allow_member(-1, user, 100.0) for user in range(10)]
+    assert members.count(True) == 8 - RESERVE
+    for _ in range(RESERVE):
+        budget.note(-1, 100.0)  # questions and admins are never refused
+    assert not budget.allow_member(-1, 99, 100.0)
+    assert budget.allow_member(-1, 99, 50.0)  # clock set back: the future sends are forgotten
+    assert budget.allow_member(-1, 99, 161.0)

@@ -53,6 +53,8 @@ def _recent(sends: deque[float] | None, now: float) -> int:
     """Sends within the last minute (older ones are forgotten)."""
     if not sends:
         return 0
+    if sends[-1] > now:
+        sends.clear()  # the clock was set back: a member must not be held to the future
     while sends and sends[0] <= now - WINDOW_S:
         sends.popleft()
     return len(sends)
