@@ -125,9 +125,7 @@ class FakeBotApi(ApiMethods):
             sends.popleft()
         if len(sends) >= self._group_limit:
             wait = max(1, math.ceil(sends[0] + 60 - now))
-            raise ApiError(
-                429, f"Too Many Requests: retry after {wait}", {"retry_after": wait}
-            )
+            raise ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
         sends.append(now)
 
     # ----------------------------------------------------------------- scene setup
