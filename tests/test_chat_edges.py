@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bot.telegram.outbound.group_budget import MEMBER_SHARE
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.groups_support import ADMIN, ANN, GROUP, GROUP_ID, buttons, setup_admin
@@ -16,7 +17,11 @@ ANN_CHAT = factories.private_chat(ANN)
 
 
 async def said(h: Harness, text: str, by: dict[str, Any], chat: dict[str, Any]) -> str:
-    """Send a command; the text of the one new message it got in that chat ('' if none)."""
+    """Send a command; the text of the one new message it got in that chat ('' if none).
+
+    Commands come a share's slot apart: a member gets only a few replies a minute in a group.
+    """
+    h.clock.advance(60 / MEMBER_SHARE + 1)
     before = len(h.api.messages_to(chat["id"]))
     await h.feed(factories.command(text, by, chat))
     new = h.api.messages_to(chat["id"])[before:]

@@ -116,6 +116,24 @@ async def test_rate_limit_raises_retry_after(
     assert api.send_counts[USER] == 1 and api.count("sendMessage") == 2
 
 
+async def test_group_limit_answers_429_until_the_minute_frees_a_send(
+    api: FakeBotApi, bot: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")  # else reading retry_after warns
+    now = [1000.0]
+    api.clock = lambda: now[0]
+    api.limit_groups(2)
+    await bot.send_message(GROUP, "a")
+    now[0] += 10
+    await bot.send_message(GROUP, "b")
+    await bot.send_message(USER, "private chats are not counted")
+    with pytest.raises(RetryAfter) as caught:
+        await bot.send_message(GROUP, "c")
+    assert caught.value.retry_after == dtm.timedelta(seconds=50)
+    now[0] += 51
+    assert (await bot.send_message(GROUP, "c")).text == "c"
+
+
 async def test_blocked_user_is_forbidden(api: FakeBotApi, bot: Bot) -> None:
     sent = await bot.send_message(USER, "hi")
     api.block(USER)

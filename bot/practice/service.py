@@ -64,6 +64,10 @@ class PracticeService:
         now = self.clock.now()
         await self.db.write(lambda c: sql.upsert_user(c, learner, now, started))
 
+    async def has_started(self, user_id: int) -> bool:
+        """Whether the user opened a private chat with the bot."""
+        return await self.db.read(lambda c: sql.has_started(c, user_id))
+
     async def register_chat(self, chat_id: int, chat_type: str, title: str | None) -> None:
         """Remember a chat the bot talks in."""
         now = self.clock.now()

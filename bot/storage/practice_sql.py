@@ -134,6 +134,12 @@ def user_prefs(conn: Connection, user_id: int) -> UserPrefs:
     return UserPrefs(row[0], row[1], row[2])
 
 
+def has_started(conn: Connection, user_id: int) -> bool:
+    """Whether the user opened a private chat with the bot (so it may write to them)."""
+    row = conn.execute("SELECT started FROM users WHERE id = ?", (user_id,)).fetchone()
+    return row is not None and bool(row[0])
+
+
 def set_user_timezone(conn: Connection, user_id: int, timezone: str, now: float) -> None:
     """Remember a user's IANA zone (streaks, the daily push)."""
     conn.execute(

@@ -32,6 +32,7 @@ from bot.telegram.handlers.errors import on_error
 from bot.telegram.inbox import Inbox, InboxProcessor, InboxRequest
 from bot.telegram.outbound import group_rounds
 from bot.telegram.outbound.flood import FloodGate
+from bot.telegram.outbound.group_budget import GroupBudget
 from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
@@ -243,6 +244,7 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
         # reveals and replies are set aside.
         throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
         flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
+        budget=GroupBudget(settings.group_messages_per_minute),
     )
 
 

@@ -12,6 +12,7 @@ from bot.schedule.push import PushService
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.inbox import Inbox
 from bot.telegram.outbound.flood import FloodGate
+from bot.telegram.outbound.group_budget import GroupBudget
 from bot.telegram.outbound.refusals import RefusalGate
 from bot.telegram.outbound.throttle import EditThrottle
 
@@ -27,6 +28,7 @@ class Services(Core):
     flood: FloodGate = field(default_factory=lambda: FloodGate(0, 60))  # per-sender updates
     inbox: Inbox | None = None  # updates stored before they are acknowledged
     refusals: RefusalGate = field(default_factory=RefusalGate)  # "admins only", out loud
+    budget: GroupBudget = field(default_factory=GroupBudget)  # a group's messages a minute
 
 
 @dataclass

@@ -26,6 +26,7 @@ Faults:
     fail_next(method, error_code, description, chat_id=None, times=1, retry_after=None,
               migrate_to_chat_id=None)     method "*" matches any method
     rate_limit(retry_after=N, times=k, method=None, chat_id=None)   429 Too Many Requests
+    limit_groups(per_minute=20)            429 for sends and edits over the limit in a group
     block(chat_id) / unblock(chat_id)      403 "bot was blocked by the user" on sends and edits
     migrate(chat_id, new_chat_id)          400 "group chat was upgraded..." + migrate_to_chat_id
     set_delay(method, seconds)             the answer is held back (server/FakeRequest do it):
@@ -36,6 +37,7 @@ Faults:
 from __future__ import annotations
 
 import copy
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -112,6 +114,19 @@ class FakeBotApi(ApiMethods):
                 kind = self._chat(chat_id)["type"]
                 verb = "is not a member of" if status == "left" else "was kicked from"
                 raise ApiError(403, f"Forbidden: bot {verb} the {kind} chat")
+            if chat_id < 0 and self._group_limit:
+                self._take_group_budget(chat_id)
+
+    def _take_group_budget(self, chat_id: int) -> None:
+        """Telegram's about-20-a-minute in one group, on the fake's clock."""
+        now = self.clock()
+        sends = self._group_sends[chat_id]
+        while sends and sends[0] <= now - 60:
+            sends.popleft()
+        if len(sends) >= self._group_limit:
+            wait = max(1, math.ceil(sends[0] + 60 - now))
+            raise ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
+        sends.append(now)
 
     # ----------------------------------------------------------------- scene setup
     def push_update(self, update: JSON) -> int:
@@ -191,6 +206,12 @@ class FakeBotApi(ApiMethods):
         )
         with self._lock:
             self._faults.append(Fault(method and method.lower(), chat_id, times, error))
+
+    def limit_groups(self, per_minute: int = 20) -> None:
+        """From now on, sends and edits into a group (a negative chat id) over `per_minute` in
+        a rolling minute of the fake's clock get 429 with the seconds until one is free."""
+        with self._lock:
+            self._group_limit = per_minute
 
     def block(self, chat_id: int) -> None:
         """The user blocked the bot: sends and edits to `chat_id` get 403."""

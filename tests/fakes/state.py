@@ -11,7 +11,7 @@ import itertools
 import json
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -84,6 +84,8 @@ class ApiState:
         self._blocked: set[int] = set()
         self._migrated: dict[int, int] = {}
         self._faults: list[Fault] = []
+        self._group_limit = 0  # sends and edits a minute per group (0: no limit)
+        self._group_sends: defaultdict[int, deque[float]] = defaultdict(deque)
         self._delays: dict[str, float] = {}
         self._commands: dict[tuple[str, str], list[JSON]] = {}
         self._webhook: JSON = {}

@@ -14,7 +14,7 @@ from telegram.error import TelegramError
 
 from bot.telegram.context import QuizContext
 from bot.telegram.outbound.guarded import guarded
-from bot.telegram.outbound.send import send_html
+from bot.telegram.outbound.send import Deferred, send_html
 
 log = logging.getLogger(__name__)
 ADMIN_STATUSES = frozenset({ChatMember.OWNER, ChatMember.ADMINISTRATOR})
@@ -62,7 +62,35 @@ async def refuse(update: Update, context: QuizContext, text: str) -> None:
 
 
 async def reply(update: Update, context: QuizContext, text: str) -> None:
-    """A short answer in the chat the command came from."""
-    chat = update.effective_chat
-    if chat is not None:
-        await guarded(context.services, chat.id, lambda cid: send_html(context.bot, cid, text))
+    """A short answer to a command, in the chat it came from while the group's budget allows.
+
+    A group shares about 20 messages a minute: a member past their share gets the answer
+    privately (if they started the bot) or not at all, so they cannot crowd out the group's
+    questions; an admin's answer always goes in the group.
+    """
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return
+    services = context.services
+    now = services.clock.now()
+    if (
+        chat.type != ChatType.PRIVATE
+        and user is not None
+        and not services.budget.allow_member(chat.id, user.id, now)
+    ):
+        if not await is_admin(update, context):
+            await _privately(context, chat.id, user.id, text)
+            return
+        services.budget.note(chat.id, now)
+    await guarded(services, chat.id, lambda cid: send_html(context.bot, cid, text))
+
+
+async def _privately(context: QuizContext, chat_id: int, user_id: int, text: str) -> None:
+    """A member's answer, diverted from a group that has no room for it."""
+    if not await context.services.practice.has_started(user_id):
+        log.info("chat %s: no room for a reply to %s: dropped", chat_id, user_id)
+        return
+    try:
+        await send_html(context.bot, user_id, text)
+    except (Deferred, TelegramError) as err:
+        log.info("chat %s: reply to %s in private not sent: %s", chat_id, user_id, err)

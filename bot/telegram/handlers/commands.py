@@ -11,8 +11,8 @@ from bot.bank.models import Bank, Topic
 from bot.practice.catalog import Catalog
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import beside_mock
+from bot.telegram.handlers.chat_admins import reply
 from bot.telegram.handlers.common import effective, learner, send_next_question
-from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.photos import send_png, show_action
 from bot.telegram.outbound.send import send_html
 from bot.telegram.views import group_render, keyboards, mock_texts, render, texts
@@ -126,10 +126,7 @@ async def help_command(update: Update, context: QuizContext) -> None:
     if chat.type == ChatType.PRIVATE:
         await send_html(context.bot, chat.id, texts.HELP)
         return
-    # guarded: a group may have taken the bot's right to post, or become a supergroup.
-    await guarded(
-        context.services, chat.id, lambda cid: send_html(context.bot, cid, texts.GROUP_HELP)
-    )
+    await reply(update, context, texts.GROUP_HELP)
 
 
 async def unknown_command(update: Update, context: QuizContext) -> None:

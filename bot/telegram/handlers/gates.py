@@ -13,9 +13,9 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from bot.telegram.context import QuizContext
+from bot.telegram.handlers.chat_admins import reply
 from bot.telegram.outbound.flood import Verdict
-from bot.telegram.outbound.guarded import guarded
-from bot.telegram.outbound.send import Deferred, send_html
+from bot.telegram.outbound.send import Deferred
 from bot.telegram.views import texts
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,4 @@ async def _slow_down(update: Update, context: QuizContext) -> None:
     if query is not None:
         await query.answer(texts.SLOW_DOWN_CB)
     elif chat is not None:
-        await guarded(
-            context.services, chat.id, lambda cid: send_html(context.bot, cid, texts.SLOW_DOWN)
-        )
+        await reply(update, context, texts.SLOW_DOWN)

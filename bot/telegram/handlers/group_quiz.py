@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.ext import JobQueue
 
 from bot.telegram.context import QuizContext
-from bot.telegram.handlers.chat_admins import is_admin, refuse
+from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
 from bot.telegram.handlers.common import learner
 from bot.telegram.outbound.group_rounds import post_question, reveal
 from bot.telegram.outbound.guarded import guarded
@@ -55,7 +55,7 @@ async def _may_post(update: Update, context: QuizContext, chat_id: int) -> bool:
     text = (texts.GROUP_QUIZ_TOO_SOON if pace.open_question else texts.GROUP_QUIZ_COOLDOWN).format(
         seconds=seconds
     )
-    await guarded(context.services, chat_id, lambda cid: send_html(context.bot, cid, text))
+    await reply(update, context, text)
     return False
 
 

@@ -9,7 +9,7 @@ back, so a restart neither loses nor repeats a reveal.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 from telegram import Message
 from telegram.constants import ParseMode
@@ -23,6 +23,7 @@ from bot.domain.models import Delivery
 from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
 from bot.telegram.context import QuizContext, Services
+from bot.telegram.outbound.failures import retry_seconds
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import Deferred, edit_or_send, send_html
 from bot.telegram.views import group_render, keyboards, texts
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 JOB_SLACK_S = 0.5
 SWEEP_JOB = "group-sweep"
 SWEEP_EVERY_S = 20.0
+MAX_POST_TRIES = 4  # a question's first send and its retries after flood bans
 
 
 async def send_quiz_poll(
@@ -144,14 +146,44 @@ async def post_question(
     chat_id: int,
     *,
     source: Source = Source.GROUP,
+    tries: int = 1,
 ) -> Delivery | None:
     """Reveal what is still open in the chat, then post its next question with a window.
 
     One at a time per chat: a second /quiz waits until the first question's message is
     recorded, so it finds that question posted and reveals it, rather than racing its send.
+    A question that meets flood control is posted again later (`schedule_retry`).
     """
     async with services.groups.posting(chat_id):
-        return await _post_question(bot, services, job_queue, chat_id, source)
+        return await _post_question(bot, services, job_queue, chat_id, source, tries)
+
+
+def schedule_retry(
+    job_queue: JobQueue[Any] | None, chat_id: int, source: Source, wait_s: float, tries: int
+) -> None:
+    """Post the chat's question again after a flood ban, a few times at most."""
+    if job_queue is None or tries >= MAX_POST_TRIES:
+        log.warning("chat %s: question not posted after %d tries (flood control)", chat_id, tries)
+        return
+    log.info("chat %s: question meets flood control: posted again in %g s", chat_id, wait_s)
+    job_queue.run_once(
+        retry_job,
+        when=max(wait_s, 0.0) + JOB_SLACK_S,
+        data=(chat_id, source, tries + 1),
+        name=f"group-retry:{chat_id}",
+        job_kwargs={"misfire_grace_time": None},
+    )
+
+
+async def retry_job(context: QuizContext) -> None:
+    """A question that met flood control: post the chat's question now."""
+    assert context.job is not None
+    data = cast(tuple[int, Source, int], context.job.data)
+    chat_id, source, tries = data
+    job_queue: JobQueue[Any] | None = context.job_queue
+    await post_question(
+        context.bot, context.services, job_queue, chat_id, source=source, tries=tries
+    )
 
 
 async def _post_question(
@@ -160,6 +192,7 @@ async def _post_question(
     job_queue: JobQueue[Any] | None,
     chat_id: int,
     source: Source,
+    tries: int,
 ) -> Delivery | None:
     groups = services.groups
     for open_id in await groups.unrevealed(chat_id):
@@ -174,6 +207,7 @@ async def _post_question(
         if message.poll is None:
             await services.practice.attach_message(delivery.id, message.message_id)
         services.throttle.note(message.chat_id, services.clock.now())
+        services.budget.note(message.chat_id, services.clock.now())
         schedule_close(job_queue, delivery.id, settings.window_s)
 
     try:
@@ -183,10 +217,14 @@ async def _post_question(
             lambda cid: send_group_question(
                 bot, services.catalog, services.groups, cid, delivery, settings
             ),
-            then=posted,
+            flood_wait=False,
         )
-    except Deferred:
-        return delivery  # flood control: posted by the background retry (or dropped)
+    except RetryAfter as err:
+        # A delivery without its message is a question nobody can see or close: forget it
+        # and post the chat's question anew once the ban is over.
+        await groups.discard(delivery.id)
+        schedule_retry(job_queue, chat_id, source, retry_seconds(err), tries)
+        return None
     if message is None:
         await groups.discard(delivery.id)
         return None
@@ -213,6 +251,7 @@ async def reveal(
     if found is None or found.delivery.message_id is None:
         return False
     services.throttle.note(found.delivery.chat_id, services.clock.now())
+    services.budget.note(found.delivery.chat_id, services.clock.now())
     try:
         await _show_reveal(bot, services, found)
     except Deferred:
