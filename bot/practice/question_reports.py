@@ -3,10 +3,10 @@ comment, and the admins' daily digest of new ones. No Telegram here."""
 
 from __future__ import annotations
 
+from bot.analysis.learner_reports import LearnerReport
 from bot.practice.clock import Clock
 from bot.storage import report_sql
 from bot.storage.port import Connection, Store
-from bot.storage.report_sql import QuestionReport
 
 COMMENT_CHARS = 200  # one line, short enough to list in a digest
 SKIP = "skip"
@@ -61,15 +61,15 @@ class QuestionReports:
         )
         return True if added else None
 
-    async def bank(self, bank_id: str) -> list[QuestionReport]:
+    async def bank(self, bank_id: str) -> list[LearnerReport]:
         """Every report on a bank, oldest first."""
         return await self.db.read(lambda c: report_sql.bank_reports(c, bank_id))
 
-    async def take_digest(self) -> list[QuestionReport]:
+    async def take_digest(self) -> list[LearnerReport]:
         """The reports no digest has listed, marked as listed (the caller sends them)."""
         now = self.clock.now()
 
-        def take(c: Connection) -> list[QuestionReport]:
+        def take(c: Connection) -> list[LearnerReport]:
             new = report_sql.undigested(c, now)
             report_sql.mark_digested(c, [r.id for r in new], now)
             return new

@@ -4,35 +4,18 @@ Plain sync functions run by `Database.write`/`read`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bot.analysis.learner_reports import REASON_WORDS, LearnerReport
+from bot.storage.port import Connection, Row
 
-from bot.storage.port import Connection
-
-REASONS = ("key", "unclear", "typo", "outdated", "other")
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionReport:
-    """A `question_reports` row."""
-
-    id: int
-    delivery_id: int
-    user_id: int
-    bank_id: str
-    question_id: str
-    option_order: str | None  # file indices in display order, as the learner saw them
-    reason: str
-    comment: str | None
-    reported_at: float
-
-
+REASONS = tuple(REASON_WORDS)  # as the schema's CHECK lists them
+# In LearnerReport's field order.
 _COLUMNS = (
     "id, delivery_id, user_id, bank_id, question_id, option_order, reason, comment, reported_at"
 )
 
 
-def _report(row: object) -> QuestionReport:
-    return QuestionReport(*row)  # type: ignore[misc]
+def _report(row: Row) -> LearnerReport:
+    return LearnerReport(*tuple(row))
 
 
 def has_report(conn: Connection, user_id: int, bank_id: str, question_id: str) -> bool:
@@ -89,23 +72,23 @@ def add_comment(conn: Connection, user_id: int, prompt_message_id: int, comment:
     return cur.rowcount == 1
 
 
-def bank_reports(conn: Connection, bank_id: str) -> list[QuestionReport]:
+def bank_reports(conn: Connection, bank_id: str) -> list[LearnerReport]:
     """Every report on a bank's questions, oldest first."""
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM question_reports WHERE bank_id = ? ORDER BY reported_at, id",
         (bank_id,),
     ).fetchall()
-    return [_report(tuple(r)) for r in rows]
+    return [_report(r) for r in rows]
 
 
-def undigested(conn: Connection, before: float) -> list[QuestionReport]:
+def undigested(conn: Connection, before: float) -> list[LearnerReport]:
     """Reports no digest has listed yet, filed before `before`, oldest first."""
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM question_reports"
         " WHERE digested_at IS NULL AND reported_at < ? ORDER BY reported_at, id",
         (before,),
     ).fetchall()
-    return [_report(tuple(r)) for r in rows]
+    return [_report(r) for r in rows]
 
 
 def mark_digested(conn: Connection, ids: list[int], now: float) -> None:

@@ -19,6 +19,8 @@ SUMMARY = "{learners}, {attempts}; {flagged} flagged."
 WORST = "<b>Worst flagged</b> (only each learner's first attempt counts):"
 NONE_FLAGGED = "No question is flagged: nothing to fix, or too few first attempts yet."
 MORE = "…more in the file."
+REPORTED = "<b>⚑ Learners' reports</b> ({count}, one per learner and question):"
+REPORTED_SHOWN = 5
 FILE_NOTE = "The whole report is the HTML file below: open it in a browser."
 MEMORY = (
     "🧠 <b>Memory check</b>: {probes} answered again 20 h–4 days later,"
@@ -49,6 +51,24 @@ def question_lines(rank: int, q: WorstQuestion) -> list[str]:
     lines += [f"   • {esc(clip(f, FLAG_CHARS))}" for f in q.flags[:FLAGS_SHOWN]]
     if len(q.flags) > FLAGS_SHOWN:
         lines.append(f"   • and {len(q.flags) - FLAGS_SHOWN} more")
+    return lines
+
+
+def reported_lines(report: AdminReport) -> list[str]:
+    """The reported questions, those marked for review first, with their first comment."""
+    if not report.reported:
+        return []
+    lines = ["", REPORTED.format(count=len(report.reported))]
+    for q in report.reported[:REPORTED_SHOWN]:
+        mark = f" · <b>review</b>: {esc(q.review)}" if q.review else ""
+        lines.append(
+            f"• <code>{esc(q.question_id)}</code> · {plural(q.learners, 'learner')}"
+            f" · {esc(q.reason_words())}{mark}"
+        )
+        if q.comments:
+            lines.append(f"   “{esc(clip(q.comments[-1], FLAG_CHARS))}”")
+    if len(report.reported) > REPORTED_SHOWN:
+        lines.append(f"• and {len(report.reported) - REPORTED_SHOWN} more in the file")
     return lines
 
 
@@ -86,6 +106,9 @@ def report_text(report: AdminReport, bank_title: str, check: Verdict | None = No
                 lines.append(MORE)
                 break
             lines += block
+    reported = reported_lines(report)
+    if len("\n".join(lines + reported)) <= BODY_CHARS:
+        lines += reported
     lines += ["", FILE_NOTE]
     return "\n".join(lines)
 
