@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bot.telegram import report_digest
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.test_private_chat import buttons, db_rows
@@ -91,3 +92,38 @@ async def test_repeated_and_forged_presses_are_answered_politely(tmp_path: Path)
         assert "older copy" in await press(h, f"rw:{delivery_id}:key:zzzz", ask)
         assert len(h.api.messages_to(ANN["id"])) == sent
         assert db_rows(h.db_path, "SELECT reason FROM question_reports") == [("outdated",)]
+
+
+async def test_admins_get_one_daily_message_listing_new_reports(tmp_path: Path) -> None:
+    async with running_bot(tmp_path, admins=frozenset({900})) as h:
+        (job,) = h.app.job_queue.get_jobs_by_name(report_digest.DIGEST_JOB)
+        assert "hour='8'" in str(job.job.trigger)  # daily, at DIGEST_AT
+        assert await report_digest.send_digest(h.app.bot, h.services) == 0  # nothing new
+        verdict = await answered(h)
+        choice = await reasons(h, verdict)
+        ask = h.api.message(ANN["id"], int(choice["message_id"]))
+        await press(h, choice["Unclear or ambiguous"], ask)
+        prompt = h.api.last_message(ANN["id"]) or {}
+        await h.feed(
+            factories.text_message("A & B <both>", ANN, ANN_CHAT, reply_to_message=prompt)
+        )
+        h.api.clear_calls()
+        assert await report_digest.send_digest(h.app.bot, h.services) == 1
+        (sent,) = h.api.calls_of("sendMessage")
+        assert sent.params["chat_id"] in (900, "900")
+        text = str(sent.params["text"])
+        (qid,) = db_rows(h.db_path, "SELECT question_id FROM question_reports")[0]
+        assert f"<code>{qid}</code>" in text and "unclear or ambiguous" in text
+        assert "A &amp; B &lt;both&gt;" in text  # escaped for HTML parse mode
+        h.api.clear_calls()
+        assert await report_digest.send_digest(h.app.bot, h.services) == 0  # listed once
+        assert h.api.calls_of("sendMessage") == []
+
+
+async def test_without_admins_reports_wait_for_a_digest(tmp_path: Path) -> None:
+    async with running_bot(tmp_path) as h:
+        verdict = await answered(h)
+        choice = await reasons(h, verdict)
+        await press(h, choice["Other"], h.api.message(ANN["id"], int(choice["message_id"])))
+        assert await report_digest.send_digest(h.app.bot, h.services) == 0
+        assert db_rows(h.db_path, "SELECT digested_at FROM question_reports") == [(None,)]

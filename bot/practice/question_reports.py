@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.analysis.learner_reports import LearnerReport
 from bot.practice.clock import Clock
 from bot.storage import report_sql
-from bot.storage.port import Connection, Store
+from bot.storage.port import Store
 
 COMMENT_CHARS = 200  # one line, short enough to list in a digest
 SKIP = "skip"
@@ -65,13 +65,12 @@ class QuestionReports:
         """Every report on a bank, oldest first."""
         return await self.db.read(lambda c: report_sql.bank_reports(c, bank_id))
 
-    async def take_digest(self) -> list[LearnerReport]:
-        """The reports no digest has listed, marked as listed (the caller sends them)."""
+    async def undigested(self) -> list[LearnerReport]:
+        """The reports no digest has listed yet, oldest first."""
         now = self.clock.now()
+        return await self.db.read(lambda c: report_sql.undigested(c, now))
 
-        def take(c: Connection) -> list[LearnerReport]:
-            new = report_sql.undigested(c, now)
-            report_sql.mark_digested(c, [r.id for r in new], now)
-            return new
-
-        return await self.db.write(take)
+    async def digested(self, reports: list[LearnerReport]) -> None:
+        """These reports went out in a digest: the next one leaves them out."""
+        now, ids = self.clock.now(), [r.id for r in reports]
+        await self.db.write(lambda c: report_sql.mark_digested(c, ids, now))

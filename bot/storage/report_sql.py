@@ -82,10 +82,10 @@ def bank_reports(conn: Connection, bank_id: str) -> list[LearnerReport]:
 
 
 def undigested(conn: Connection, before: float) -> list[LearnerReport]:
-    """Reports no digest has listed yet, filed before `before`, oldest first."""
+    """Reports no digest has listed yet, filed by `before`, oldest first."""
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM question_reports"
-        " WHERE digested_at IS NULL AND reported_at < ? ORDER BY reported_at, id",
+        " WHERE digested_at IS NULL AND reported_at <= ? ORDER BY reported_at, id",
         (before,),
     ).fetchall()
     return [_report(r) for r in rows]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.analysis.admin import AdminReport, WorstQuestion
+from bot.analysis.learner_reports import LearnerReport, by_question
 from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
 from bot.learning.forgetting import QueueMode, Verdict
 from bot.plural import plural
@@ -116,3 +117,30 @@ def report_text(report: AdminReport, bank_title: str, check: Verdict | None = No
 def report_caption(bank_title: str) -> str:
     """The document's caption (plain words, escaped, within Telegram's 1024 chars)."""
     return esc(clip(CAPTION.format(bank=bank_title), CAPTION_CHARS))
+
+
+DIGEST_HEAD = "⚑ <b>{count} new</b> since the last digest (one per learner and question):"
+DIGEST_MORE = "…and {count} more questions: see /report or <code>quizbot report</code>."
+DIGEST_CHARS = TELEGRAM_MESSAGE_CHARS - 200  # room for the closing line: one message
+
+
+def digest_text(reports: list[LearnerReport], titles: dict[str, str]) -> str:
+    """The admins' daily message: new reports by question, while they fit one message."""
+    lines = [DIGEST_HEAD.format(count=plural(len(reports), "question report"))]
+    banks = dict.fromkeys(r.bank_id for r in reports)
+    questions = [
+        (bank, q)
+        for bank in banks
+        for q in by_question([r for r in reports if r.bank_id == bank], ())
+    ]
+    for shown, (bank, q) in enumerate(questions):
+        block = [
+            f"• <code>{esc(q.question_id)}</code> · {esc(titles.get(bank, bank))}"
+            f" · {plural(q.learners, 'learner')} · {esc(q.reason_words())}",
+            *(f"   “{esc(clip(c, FLAG_CHARS))}”" for c in q.comments),
+        ]
+        if len("\n".join(lines + block)) > DIGEST_CHARS:
+            lines.append(DIGEST_MORE.format(count=len(questions) - shown))
+            break
+        lines += block
+    return "\n".join(lines)
