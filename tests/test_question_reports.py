@@ -127,3 +127,16 @@ async def test_without_admins_reports_wait_for_a_digest(tmp_path: Path) -> None:
         await press(h, choice["Other"], h.api.message(ANN["id"], int(choice["message_id"])))
         assert await report_digest.send_digest(h.app.bot, h.services) == 0
         assert db_rows(h.db_path, "SELECT digested_at FROM question_reports") == [(None,)]
+
+
+async def test_admins_report_command_lists_reported_questions(tmp_path: Path) -> None:
+    admin = factories.user(900, "Ops")
+    async with running_bot(tmp_path, admins=frozenset({900})) as h:
+        verdict = await answered(h)
+        choice = await reasons(h, verdict)
+        await press(h, choice["Typo"], h.api.message(ANN["id"], int(choice["message_id"])))
+        (qid,) = db_rows(h.db_path, "SELECT question_id FROM question_reports")[0]
+        await h.feed(factories.command("/report", admin, factories.private_chat(admin)))
+        texts = [m.get("text", "") for m in h.api.messages_to(900)]  # and the document
+        (listing,) = [t for t in texts if "Learners' reports" in t]
+        assert f"{qid} · 1 learner · typo" in listing
