@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bot.analysis.learner_reports import LearnerReport
 from bot.telegram import report_digest
+from bot.telegram.views.item_report_render import digest_text
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.test_private_chat import buttons, db_rows
@@ -140,3 +142,13 @@ async def test_admins_report_command_lists_reported_questions(tmp_path: Path) ->
         texts = [m.get("text", "") for m in h.api.messages_to(900)]  # and the document
         (listing,) = [t for t in texts if "Learners' reports" in t]
         assert f"{qid} · 1 learner · typo" in listing
+
+
+def test_the_digest_fits_one_message_however_many_reports() -> None:
+    reports = [
+        LearnerReport(i, i, i, "demo", f"q{i % 40}", None, "other", "x" * 200 + " <&>", 1.0 * i)
+        for i in range(400)
+    ]
+    text = digest_text(reports, {"demo": "Demo <bank>"})
+    assert len(text) <= 4096 and "more questions" in text
+    assert "<bank>" not in text and "&lt;&amp;&gt;" in text

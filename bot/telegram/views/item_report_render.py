@@ -121,6 +121,7 @@ def report_caption(bank_title: str) -> str:
 
 DIGEST_HEAD = "⚑ <b>{count} new</b> since the last digest (one per learner and question):"
 DIGEST_MORE = "…and {count} more questions: see /report or <code>quizbot report</code>."
+COMMENTS_SHOWN = 3  # the newest, per question: one question cannot fill the message
 DIGEST_CHARS = TELEGRAM_MESSAGE_CHARS - 200  # room for the closing line: one message
 
 
@@ -137,7 +138,7 @@ def digest_text(reports: list[LearnerReport], titles: dict[str, str]) -> str:
         block = [
             f"• <code>{esc(q.question_id)}</code> · {esc(titles.get(bank, bank))}"
             f" · {plural(q.learners, 'learner')} · {esc(q.reason_words())}",
-            *(f"   “{esc(clip(c, FLAG_CHARS))}”" for c in q.comments),
+            *(f"   “{esc(clip(c, FLAG_CHARS))}”" for c in q.comments[-COMMENTS_SHOWN:]),
         ]
         if len("\n".join(lines + block)) > DIGEST_CHARS:
             lines.append(DIGEST_MORE.format(count=len(questions) - shown))
