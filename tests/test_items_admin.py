@@ -89,7 +89,7 @@ def _worst(i: int, flags: int) -> WorstQuestion:
 
 
 def test_report_text_fits_telegram_and_escapes_everything() -> None:
-    report = AdminReport("b", 10, 100, 5, tuple(_worst(i, 9) for i in range(5)), b"", "f.html")
+    report = AdminReport("b", 10, 100, 5, tuple(_worst(i, 9) for i in range(5)), (), b"", "f.html")
     check = Verdict(probes=312, excess=-0.061, z=-4.52, mode=QueueMode.RELEARN)
     text = report_text(report, "Bank <&>", check)
     assert "right -6.1 points against FSRS's prediction (z -4.5)" in text

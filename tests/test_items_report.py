@@ -11,6 +11,7 @@ from bot.analysis import FlagKind
 from bot.bank.models import Bank
 from bot.cli import main
 from bot.storage import item_sql
+from tests import factories
 from tests.item_model import Item, Model, Row, insert_rows, make_bank, new_database, question
 from tests.item_model import write_bank as write_bank_dir
 
@@ -104,6 +105,7 @@ def test_report_json_is_stable_and_versioned(
         "method",
         "summary",
         "questions",
+        "learner_reports",
         "topics",
         "misconceptions",
     ]
@@ -167,3 +169,42 @@ def test_validate_with_stats_prints_the_flags(
     assert "  mk (n=120, firm)\n    likely mis-keyed: option C" in out
     assert main(["validate", str(banks)]) == 0
     assert "item analysis" not in capsys.readouterr().out
+
+
+def _report(path: Path, user: int, qid: str, reason: str, comment: str | None = None) -> None:
+    with factories.blocking(path) as conn:
+        conn.execute(
+            "INSERT INTO question_reports (delivery_id, user_id, bank_id, question_id,"
+            " option_order, reason, comment, reported_at) VALUES (?, ?, 'demo', ?, '1,0,2,3',"
+            " ?, ?, ?)",
+            (user * 10, user, qid, reason, comment, 1000.0 + user),
+        )
+        conn.commit()
+
+
+def test_learner_reports_are_listed_and_marked_for_review(
+    setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    banks, db = setup
+    _report(db, 1, "mk", "key", "C is the <right> one")  # backed by the mis-key flag
+    for user, reason in ((1, "typo"), (2, "typo"), (3, "unclear")):  # three learners
+        _report(db, user, "q1", reason)
+    _report(db, 4, "q2", "key")  # a wrong key alone, unbacked: listed, not for review
+    _report(db, 5, "q3", "other")
+    args = ["report", "--format", "json", "--db", str(db), "--questions", str(banks)]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    listed = {q["question_id"]: q for q in data["learner_reports"]}
+    assert [q["question_id"] for q in data["learner_reports"]] == ["q1", "mk", "q2", "q3"]
+    assert listed["q1"]["learners"] == 3 and listed["q1"]["reasons"] == {"typo": 2, "unclear": 1}
+    assert listed["q1"]["review"] == "reported by 3 learners"
+    assert "mis-keyed" in listed["mk"]["review"]
+    assert listed["mk"]["comments"] == ["C is the <right> one"]
+    assert listed["q2"]["review"] is None and listed["q3"]["review"] is None
+    assert (data["summary"]["reported"], data["summary"]["for_review"]) == (4, 2)
+    assert main([*args[:2], "text", *args[3:]]) == 0
+    text = capsys.readouterr().out
+    assert "  q1: 3 learner(s), typo ×2, unclear or ambiguous  REVIEW: reported by 3" in text
+    assert main([*args[:2], "html", *args[3:]]) == 0
+    html = capsys.readouterr().out
+    assert "C is the &lt;right&gt; one" in html and "<right>" not in html

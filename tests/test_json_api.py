@@ -129,7 +129,12 @@ def test_the_verdict_keyboard_json_is_what_ptb_would_send_for_it() -> None:
                         "All options explained",
                         callback_data=callbacks.EXPLAIN(delivery_id, token),
                     ),
-                ]
+                ],
+                [
+                    InlineKeyboardButton(
+                        "⚑ Report", callback_data=callbacks.REPORT(delivery_id, token)
+                    )
+                ],
             ]
         )
         assert keyboards.verdict_markup(delivery_id, token) == as_ptb.to_dict()

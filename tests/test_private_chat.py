@@ -107,7 +107,11 @@ async def test_wrong_tap_shows_rationale_of_chosen_and_correct_option(tmp_path: 
         assert q.options[right].rationale in text  # and the correct one's, since it was wrong
         assert q.explanation in text
         assert "Trap text <b>not a tag</b>." in text  # escaped, shown literally
-        assert [t for t, _ in buttons(edited)] == ["Next question ▶️", "All options explained"]
+        assert [t for t, _ in buttons(edited)] == [
+            "Next question ▶️",
+            "All options explained",
+            "⚑ Report",
+        ]
         assert db_rows(h.db_path, "SELECT correct, chosen FROM answers") == [(0, str(wrong))]
 
 

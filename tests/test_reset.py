@@ -112,6 +112,7 @@ REVIEWED = {
     "learner_days": "kept: the streak counts days practised in any exam, not per exam",
     "learner_runs": "kept: the latest run of learner_days, which stays (kept by its triggers)",
     "member_totals": "kept: a group's leaderboard is the group's record",
+    "question_reports": "kept: a report is about the question, and still counts once",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.analysis.learner_reports import ReportedQuestion
 from bot.analysis.model import ItemReport, Status
 from bot.analysis.render_html import render_html
 from bot.analysis.report import worst_flagged
@@ -31,6 +32,7 @@ class AdminReport:
     first_attempts: int
     flagged: int
     worst: tuple[WorstQuestion, ...]
+    reported: tuple[ReportedQuestion, ...]  # learners' reports, marked for review first
     html: bytes
     filename: str
 
@@ -55,6 +57,7 @@ def admin_report(report: ItemReport, limit: int = 5) -> AdminReport:
         first_attempts=report.first_attempts,
         flagged=len(report.flagged),
         worst=worst,
+        reported=report.reported,
         html=render_html(report).encode("utf-8"),
         filename=f"item-analysis-{report.bank_id}.html",
     )

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.analysis.learner_reports import ReportedQuestion
 
 # Thresholds of the flags and of the sample-size labels; the README explains each one.
 TOO_EASY_P = 0.90
@@ -164,6 +168,8 @@ class ItemReport:
     questions: tuple[QuestionStats, ...]  # worst first
     topics: tuple[TopicStats, ...]
     misconceptions: tuple[MisconceptionStats, ...]
+    # Learners' reports per question (bot/analysis/learner_reports.py), reviewed first.
+    reported: tuple[ReportedQuestion, ...] = ()
 
     @property
     def flagged(self) -> tuple[QuestionStats, ...]:

@@ -148,6 +148,19 @@ def render_html(report: ItemReport) -> str:
         if miscs
         else ""
     )
+    reported = "".join(
+        f"<tr><td><code>{escape(q.question_id)}</code></td><td class='num'>{q.learners}</td>"
+        f"<td>{escape(q.reason_words())}</td><td>{escape(q.review or '')}</td>"
+        f"<td>{'<br>'.join(escape(c) for c in q.comments)}</td></tr>"
+        for q in report.reported
+    )
+    reported_table = (
+        "<h2>Learners' reports</h2><div class='scroll'><table id='reports'><thead><tr>"
+        "<th>question</th><th>learners</th><th>why</th><th>for review</th><th>comments</th>"
+        f"</tr></thead><tbody>{reported}</tbody></table></div>"
+        if reported
+        else ""
+    )
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
@@ -158,7 +171,8 @@ def render_html(report: ItemReport) -> str:
         f'<div class="scroll"><table id="questions"><thead><tr>{head}</tr></thead><tbody>'
         + "".join(_row(q) for q in report.questions)
         + "</tbody></table></div>"
-        "<h2>Topics</h2><div class='scroll'><table><thead><tr><th>topic</th><th>questions</th>"
+        + reported_table
+        + "<h2>Topics</h2><div class='scroll'><table><thead><tr><th>topic</th><th>questions</th>"
         "<th>analysed</th><th>mean p</th><th>mean r</th><th>flagged</th></tr></thead>"
         f"<tbody>{topics}</tbody></table></div>{misc_table}"
         "<h2>Questions in detail</h2>"

@@ -95,8 +95,20 @@ def report_dict(report: ItemReport) -> dict[str, Any]:
             "analysed": sum(1 for q in report.questions if q.status is not Status.TOO_FEW),
             "flagged": len(report.flagged),
             "attempts_at_unknown_questions": report.unknown_questions,
+            "reported": len(report.reported),
+            "for_review": sum(1 for q in report.reported if q.review),
         },
         "questions": [_question(q) for q in report.questions],
+        "learner_reports": [
+            {
+                "question_id": q.question_id,
+                "learners": q.learners,
+                "reasons": dict(q.reasons),
+                "comments": list(q.comments),
+                "review": q.review,
+            }
+            for q in report.reported
+        ],
         "topics": [
             {
                 "id": t.topic,

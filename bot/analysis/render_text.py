@@ -39,6 +39,18 @@ def flag_words(q: QuestionStats) -> str:
     return ", ".join(dict.fromkeys(f.kind.value for f in q.flags)) or "ok"
 
 
+def reported_lines(report: ItemReport) -> list[str]:
+    """Learners' reports per question, those marked for review first."""
+    if not report.reported:
+        return []
+    lines = ["", "Learners' reports (one per learner and question):"]
+    for q in report.reported:
+        mark = f"  REVIEW: {q.review}" if q.review else ""
+        lines.append(f"  {q.question_id}: {q.learners} learner(s), {q.reason_words()}{mark}")
+        lines += [f"    “{c}”" for c in q.comments]
+    return lines
+
+
 def render_text(report: ItemReport) -> str:
     """Summary, question table (worst first), flag details, topics and misconceptions."""
     lines = [*summary_lines(report), ""]
@@ -67,6 +79,7 @@ def render_text(report: ItemReport) -> str:
                     for o in q.options
                 )
             )
+    lines += reported_lines(report)
     lines += [
         "",
         "Topics:",

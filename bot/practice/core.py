@@ -18,6 +18,7 @@ from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.groups import GroupService
 from bot.practice.mock_service import MockService
+from bot.practice.question_reports import QuestionReports
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.factory import open_database
@@ -37,6 +38,7 @@ class Core:
     mock: MockService
     readiness: ReadinessService
     guards: ChatGuards  # one result per button, group /quiz pace, /reset
+    reports: QuestionReports  # learners' reports of a bad question
 
 
 def build_core(
@@ -72,6 +74,7 @@ def build_core(
             cooldown_s=s.group_quiz_cooldown_seconds,
             min_open_s=s.group_min_open_seconds,
         ),
+        reports=QuestionReports(db, clock),
     )
 
 

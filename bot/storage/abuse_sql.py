@@ -57,8 +57,12 @@ def last_group_question(conn: Connection, chat_id: int, now: float) -> LastQuest
 
 # Keyed by user and bank but settings, not history: a reset leaves them alone. Tables keyed by
 # user without a bank (the streak's learner_days, a group's member_totals) are not per exam and
-# stay too; tests/test_reset.py lists the decision for every table with a user_id.
-NOT_HISTORY = frozenset({"subscriptions", "push_log", "users", "chats", "deliveries"})
+# stay too; tests/test_reset.py lists the decision for every table with a user_id. A learner's
+# reports of bad questions are about the bank, not their practice: they stay, and still count
+# once.
+NOT_HISTORY = frozenset(
+    {"subscriptions", "push_log", "users", "chats", "deliveries", "question_reports"}
+)
 
 
 def _history_tables(conn: Connection) -> list[str]:

@@ -7,13 +7,16 @@ in the question file's option order, so its indices are read as file-order indic
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+from bot.analysis.learner_reports import by_question
 from bot.analysis.model import DEFAULT_MIN_N, ItemReport
 from bot.analysis.report import analyse
 from bot.analysis.responses import QuestionResponses, parse_chosen
 from bot.bank.models import Bank
 from bot.storage.port import Connection
+from bot.storage.report_sql import bank_reports
 from bot.storage.sqlite.database import read_only
 
 # The earliest answer per learner and question (ties: the lower id), as an anti-join: one
@@ -64,8 +67,11 @@ def question_responses(conn: Connection, bank_id: str) -> list[QuestionResponses
 
 
 def item_report(conn: Connection, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
-    """The item analysis of a bank: one aggregate query, then one pass in Python."""
-    return analyse(bank, question_responses(conn, bank.id), min_n)
+    """The item analysis of a bank, with its learners' reports: one aggregate query, then one
+    pass in Python, then the reports beside the figures."""
+    report = analyse(bank, question_responses(conn, bank.id), min_n)
+    reported = by_question(bank_reports(conn, bank.id), report.questions)
+    return dataclasses.replace(report, reported=reported)
 
 
 def read_item_report(path: Path | str, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:

@@ -25,7 +25,7 @@ from bot.practice.core import Core, build_core
 from bot.schedule.push import PushService, push_rate, push_window
 from bot.storage.factory import display_name, open_database
 from bot.storage.port import StorageError
-from bot.telegram import mock_jobs, push_jobs, reload, routes, status
+from bot.telegram import mock_jobs, push_jobs, reload, report_digest, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
@@ -257,6 +257,7 @@ async def start_jobs(app: QuizApp, services: Services) -> None:
         push_jobs.schedule_retention(
             app.job_queue, services.db, services.clock, services.settings.retention_days
         )
+        report_digest.schedule_digest(app.job_queue, services)
     # Groups: overdue reveals done, open windows re-armed.
     await group_rounds.on_startup(app.bot, services, app.job_queue)
     # Mock exams whose deadline passed while the bot was down: submitted, results sent.

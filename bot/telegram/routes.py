@@ -34,6 +34,7 @@ from bot.telegram.handlers import (
     mock,
     mock_buttons,
     ops,
+    reports,
     reset,
     wrong_place,
 )
@@ -47,6 +48,7 @@ BUTTONS: list[Button] = [
     *mock_buttons.BUTTONS,
     *mock.BUTTONS,
     *beside_mock.BUTTONS,
+    *reports.BUTTONS,
 ]
 PRIVATE = filters.ChatType.PRIVATE
 # Stickers, photos, voice notes, files, locations...: new messages only (not edits), and not
@@ -118,6 +120,10 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         # Catch-alls: a forged or unknown button still gets an answer so the client stops spinning.
         CallbackQueryHandler(answers.on_unknown_button),
         MessageHandler(filters.COMMAND & PRIVATE, commands.unknown_command),
+        # A reply to a report's comment prompt is the comment; any other reply is free text.
+        MessageHandler(
+            filters.REPLY & filters.TEXT & ~filters.COMMAND & PRIVATE, reports.on_reply
+        ),
         MessageHandler(filters.TEXT & ~filters.COMMAND & PRIVATE, commands.free_text),
         MessageHandler(NOT_TEXT & PRIVATE, wrong_place.private_not_text),
         # Only a command addressed to this bot (`/foo@bot`) gets a reply in a group.

@@ -154,7 +154,9 @@ class ApiMethods(ApiState):
         plain = validation.message_text(params.get("text"), parse_mode)
         markup = validation.reply_markup(params.get("reply_markup"))
         fields: JSON = {"text": plain}
-        if markup is not None:
+        # A sent Message carries only an inline keyboard: ForceReply and reply keyboards act
+        # on the client and are not echoed back.
+        if markup is not None and "inline_keyboard" in markup:
             fields["reply_markup"] = markup
         key = self._sent(chat_id, fields, params["text"], parse_mode)
         return copy.deepcopy(self._messages[key].message)

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from telegram import InlineKeyboardMarkup, Message
+from telegram import ForceReply, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import ExtBot
@@ -116,7 +116,7 @@ async def send_html(
     bot: ExtBot[None],
     chat_id: int,
     text: str,
-    markup: InlineKeyboardMarkup | None = None,
+    markup: InlineKeyboardMarkup | ForceReply | None = None,
     *,
     reply_to: int | None = None,
     then: Then | None = None,
@@ -129,7 +129,7 @@ async def send_parts(
     bot: ExtBot[None],
     chat_id: int,
     parts: list[str],
-    markup: InlineKeyboardMarkup | None = None,
+    markup: InlineKeyboardMarkup | ForceReply | None = None,
     *,
     reply_to: int | None = None,
     then: Then | None = None,

@@ -84,6 +84,10 @@ CONFIDENCE = CallbackData("c", ID, TOKEN, word("s", "u"))  # sure / unsure
 CHANGE = CallbackData("cg", ID, TOKEN)  # change the pick before sure / unsure
 NEXT = CallbackData("n", ID)
 EXPLAIN = CallbackData("x", ID, TOKEN)  # all options explained
+REPORT = CallbackData("rp", ID, TOKEN)  # flag the question: asks why
+# Why it is flagged: wrong answer key, unclear, typo, outdated, other (the token last: it is
+# optional, and a reason could look like one).
+REPORT_WHY = CallbackData("rw", ID, word("key", "unclear", "typo", "outdated", "other"), TOKEN)
 EXAM_OFFER = CallbackData("ex", number(3))  # /start's exam date in days (0: no date)
 PRACTICE = CallbackData("pq", word("go"))  # back to normal practice
 TOPIC = CallbackData("tp", SLUG | word(ALL_TOPICS))

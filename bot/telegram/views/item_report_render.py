@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.analysis.admin import AdminReport, WorstQuestion
+from bot.analysis.learner_reports import LearnerReport, by_question
 from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
 from bot.learning.forgetting import QueueMode, Verdict
 from bot.plural import plural
@@ -19,6 +20,8 @@ SUMMARY = "{learners}, {attempts}; {flagged} flagged."
 WORST = "<b>Worst flagged</b> (only each learner's first attempt counts):"
 NONE_FLAGGED = "No question is flagged: nothing to fix, or too few first attempts yet."
 MORE = "…more in the file."
+REPORTED = "<b>⚑ Learners' reports</b> ({count}, one per learner and question):"
+REPORTED_SHOWN = 5
 FILE_NOTE = "The whole report is the HTML file below: open it in a browser."
 MEMORY = (
     "🧠 <b>Memory check</b>: {probes} answered again 20 h–4 days later,"
@@ -49,6 +52,24 @@ def question_lines(rank: int, q: WorstQuestion) -> list[str]:
     lines += [f"   • {esc(clip(f, FLAG_CHARS))}" for f in q.flags[:FLAGS_SHOWN]]
     if len(q.flags) > FLAGS_SHOWN:
         lines.append(f"   • and {len(q.flags) - FLAGS_SHOWN} more")
+    return lines
+
+
+def reported_lines(report: AdminReport) -> list[str]:
+    """The reported questions, those marked for review first, with their first comment."""
+    if not report.reported:
+        return []
+    lines = ["", REPORTED.format(count=len(report.reported))]
+    for q in report.reported[:REPORTED_SHOWN]:
+        mark = f" · <b>review</b>: {esc(q.review)}" if q.review else ""
+        lines.append(
+            f"• <code>{esc(q.question_id)}</code> · {plural(q.learners, 'learner')}"
+            f" · {esc(q.reason_words())}{mark}"
+        )
+        if q.comments:
+            lines.append(f"   “{esc(clip(q.comments[-1], FLAG_CHARS))}”")
+    if len(report.reported) > REPORTED_SHOWN:
+        lines.append(f"• and {len(report.reported) - REPORTED_SHOWN} more in the file")
     return lines
 
 
@@ -86,6 +107,9 @@ def report_text(report: AdminReport, bank_title: str, check: Verdict | None = No
                 lines.append(MORE)
                 break
             lines += block
+    reported = reported_lines(report)
+    if len("\n".join(lines + reported)) <= BODY_CHARS:
+        lines += reported
     lines += ["", FILE_NOTE]
     return "\n".join(lines)
 
@@ -93,3 +117,31 @@ def report_text(report: AdminReport, bank_title: str, check: Verdict | None = No
 def report_caption(bank_title: str) -> str:
     """The document's caption (plain words, escaped, within Telegram's 1024 chars)."""
     return esc(clip(CAPTION.format(bank=bank_title), CAPTION_CHARS))
+
+
+DIGEST_HEAD = "⚑ <b>{count} new</b> since the last digest (one per learner and question):"
+DIGEST_MORE = "…and {count} more questions: see /report or <code>quizbot report</code>."
+COMMENTS_SHOWN = 3  # the newest, per question: one question cannot fill the message
+DIGEST_CHARS = TELEGRAM_MESSAGE_CHARS - 200  # room for the closing line: one message
+
+
+def digest_text(reports: list[LearnerReport], titles: dict[str, str]) -> str:
+    """The admins' daily message: new reports by question, while they fit one message."""
+    lines = [DIGEST_HEAD.format(count=plural(len(reports), "question report"))]
+    banks = dict.fromkeys(r.bank_id for r in reports)
+    questions = [
+        (bank, q)
+        for bank in banks
+        for q in by_question([r for r in reports if r.bank_id == bank], ())
+    ]
+    for shown, (bank, q) in enumerate(questions):
+        block = [
+            f"• <code>{esc(q.question_id)}</code> · {esc(titles.get(bank, bank))}"
+            f" · {plural(q.learners, 'learner')} · {esc(q.reason_words())}",
+            *(f"   “{esc(clip(c, FLAG_CHARS))}”" for c in q.comments[-COMMENTS_SHOWN:]),
+        ]
+        if len("\n".join(lines + block)) > DIGEST_CHARS:
+            lines.append(DIGEST_MORE.format(count=len(questions) - shown))
+            break
+        lines += block
+    return "\n".join(lines)

@@ -66,7 +66,7 @@ def confidence_keyboard(delivery_id: int, token: str | None, chosen: str) -> Inl
 
 
 def verdict_markup(delivery_id: int, token: str | None = None) -> dict[str, Any]:
-    """After an answer: the next question, or every option explained.
+    """After an answer: the next question, every option explained, or report the question.
 
     As Bot API JSON, not PTB objects: it goes under every verdict, and objects would be built
     only to be serialised again.
@@ -79,9 +79,20 @@ def verdict_markup(delivery_id: int, token: str | None = None) -> dict[str, Any]
                     "text": "All options explained",
                     "callback_data": callbacks.EXPLAIN(delivery_id, token),
                 },
-            ]
+            ],
+            [{"text": texts.REPORT_BUTTON, "callback_data": callbacks.REPORT(delivery_id, token)}],
         ]
     }
+
+
+def report_reasons_keyboard(delivery_id: int, token: str | None) -> InlineKeyboardMarkup:
+    """Why the learner reports the question: one button per reason."""
+    return InlineKeyboardMarkup.from_column(
+        [
+            _button(label, callbacks.REPORT_WHY(delivery_id, reason, token))
+            for reason, label in texts.REPORT_REASONS.items()
+        ]
+    )
 
 
 EXAM_OFFER_DAYS = ((14, "In 2 weeks"), (30, "In 1 month"), (90, "In 3 months"))

@@ -302,3 +302,24 @@ GROUP_TOPICS_ADMINS = (
 )
 GROUP_CHOOSE_TOPIC = "<b>{bank}</b>\nChoose the topic this chat's questions come from:"
 GROUP_TOPIC_SET = "Questions here now come from <b>{topic}</b> ({bank}). Send /quiz for one."
+
+# Learners' reports of a bad question. Reasons by the code stored (bot/storage/report_sql.py).
+REPORT_BUTTON = "⚑ Report"
+REPORT_REASONS = {
+    "key": "Wrong answer key",
+    "unclear": "Unclear or ambiguous",
+    "typo": "Typo",
+    "outdated": "Outdated",
+    "other": "Other",
+}
+REPORT_WHY = "⚑ What is wrong with this question?"
+REPORT_FILED = "⚑ Reported: {reason}. Thank you!"
+REPORT_COMMENT_PROMPT = (
+    "Add a one-line comment for the authors as a reply to this message, or reply <i>skip</i>."
+)
+REPORT_COMMENT_PLACEHOLDER = "What should be fixed? (or skip)"
+REPORT_COMMENT_SAVED = "Thanks, your comment is with the report."
+REPORT_COMMENT_SKIPPED = "Fine, the report stands without a comment."
+CB_REPORT_ASK = "Why are you reporting it?"
+CB_REPORT_THANKS = "Thanks: the authors will look at it."
+CB_REPORT_ALREADY = "You have reported this question already. Thank you!"
