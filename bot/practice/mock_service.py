@@ -19,7 +19,7 @@ from bot.mock.exam import ExamError, Pending
 from bot.mock.models import Exam, ExamKind, ExamStatus, MockSummary
 from bot.mock.scoring import GradedAnswer, MockResult, graded_answers, score
 from bot.practice.catalog import Catalog
-from bot.practice.clock import Clock, SystemClock
+from bot.practice.clock import Clock, JumpWatch, SystemClock
 from bot.practice.memory_updates import record_mock_answers
 from bot.practice.mock_models import MockReply, MockStatus, ReviewEntry
 from bot.storage import mock_sql, practice_sql
@@ -87,10 +87,21 @@ class MockService:
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.record = record
+        self._watch = JumpWatch(self.clock)
         # Committed exams and parsed snapshots, so a tap reads one row instead of the whole
         # exam: a cached exam is used only while its stored revision is unchanged.
         self._exams: dict[int, Exam] = {}
         self._questions: dict[tuple[int, int, int], Question] = {}
+
+    async def _now(self) -> float:
+        """The wall time, after moving running exams' deadlines by any step of the wall clock
+        since the last look: a deadline follows the time the learner actually had, so a clock
+        set forward half an hour does not submit an exam they had just begun."""
+        jump = self._watch.check()
+        if jump:
+            await self.db.write(lambda c: mock_sql.shift_running(c, jump))
+            self._exams.clear()
+        return self.clock.now()
 
     def _remember(self, reply: MockReply) -> MockReply:
         """Cache the exam of a reply whose transaction has committed."""
@@ -115,7 +126,7 @@ class MockService:
     ) -> MockReply:
         """Start an exam (REDUCED takes `questions`); refused (RUNNING) while one is running, or
         EXPIRED with the result of one whose deadline passed unnoticed."""
-        now = self.clock.now()
+        now = await self._now()
 
         def look(
             conn: Connection,
@@ -165,7 +176,7 @@ class MockService:
 
     async def resume(self, user_id: int) -> MockReply:
         """The running exam where the learner left it (submitted first if its time is up)."""
-        now = self.clock.now()
+        now = await self._now()
 
         def fn(conn: Connection) -> MockReply | None:
             running = mock_sql.running_exam(conn, user_id)
@@ -179,7 +190,7 @@ class MockService:
 
     async def running(self, user_id: int) -> Exam | None:
         """The learner's running exam while its time lasts (None: none, or due to submit)."""
-        now = self.clock.now()
+        now = await self._now()
         exam = await self.db.read(lambda c: mock_sql.running_exam(c, user_id))
         return None if exam is None or exam.is_due(now) else exam
 
@@ -215,7 +226,7 @@ class MockService:
 
     async def abandon(self, user_id: int, exam_id: int | None = None) -> MockReply:
         """Stop the running exam (or this one) without a score."""
-        now = self.clock.now()
+        now = await self._now()
 
         def fn(conn: Connection) -> MockReply | None:
             exam = (
@@ -236,7 +247,7 @@ class MockService:
 
     async def expire_due(self, now: float | None = None) -> list[MockReply]:
         """Submit every running exam past its deadline (a job, and once at start-up)."""
-        at = self.clock.now() if now is None else now
+        at = await self._now() if now is None else now
 
         def fn(conn: Connection) -> list[MockReply]:
             out = []
@@ -299,7 +310,7 @@ class MockService:
         return [ReviewEntry(m, _question(snaps[m.position])) for m in score(exam).mistakes]
 
     async def _move(self, user_id: int, exam_id: int, move: Move) -> MockReply:
-        now = self.clock.now()
+        now = await self._now()
 
         def fn(conn: Connection) -> MockReply | None:
             # The cached copy only while the stored revision is its own (a retry reads anew).

@@ -23,7 +23,7 @@ from typing import TypeVar
 from bot.config import Settings
 from bot.domain import due
 from bot.domain.kinds import ChatKind, PushState
-from bot.practice.clock import Clock
+from bot.practice.clock import Clock, JumpWatch
 from bot.practice.groups import GroupService
 from bot.practice.service import PracticeService
 from bot.schedule.capacity import Capacity, capacity
@@ -96,6 +96,7 @@ class PushService:
         self.practice = practice
         self.groups = groups
         self.clock = clock
+        self._watch = JumpWatch(clock)
         self.grace_s = settings.push_grace_minutes * 60.0
         # Tests swap these for a fake clock: pacing and 429 waits then cost no real time.
         self.pace_now: Callable[[], float] = time.monotonic
@@ -255,6 +256,8 @@ class PushService:
     async def run_once(self) -> int:
         """Materialize what is due, skip what is too late, send the rest; returns sends."""
         async with self._run_lock:
+            if jump := self._watch.check():
+                await self.db.write(lambda c: dlog.shift_pending(c, jump))
             now = self.clock.now()
             await self.plan(now)
             await self._recover()

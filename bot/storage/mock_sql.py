@@ -320,3 +320,14 @@ def record_graded_answers(
         if new:
             fresh.append((g, snaps[g.position] if g.position < len(snaps) else None))
     return fresh
+
+
+def shift_running(conn: Connection, seconds: float) -> int:
+    """Move the start and deadline of every running exam by `seconds` (the wall clock stepped
+    by that much: the learner's time left stays what it was); how many exams moved."""
+    cur = conn.execute(
+        "UPDATE mock_exams SET started_at = started_at + ?, deadline = deadline + ?,"
+        " rev = rev + 1 WHERE status = 'running'",
+        (seconds, seconds),
+    )
+    return cur.rowcount

@@ -186,6 +186,18 @@ def _plan(
     return occ, due.is_late(occ, now, grace_s), due.next_due(local_time, tz, now)
 
 
+def shift_pending(conn: Connection, seconds: float) -> int:
+    """Move the times of rows not yet sent by `seconds`, the wall clock's step: a row is
+    planned only once due, so one planned while the clock was ahead stays due after it steps
+    back (and keeps its place in the grace), and a backoff or a lease keeps its length."""
+    cur = conn.execute(
+        "UPDATE push_log SET due_at = due_at + ?, not_before = not_before + ?,"
+        " lease_until = lease_until + ? WHERE state IN ('pending', 'sending')",
+        (seconds, seconds, seconds),
+    )
+    return cur.rowcount
+
+
 def skip_late(conn: Connection, now: float, grace_s: float) -> int:
     """Pending rows more than the grace late (the bot was down) are skipped for the day; rows
     already tried (waiting in backoff, or cut off by a crash) are failed with their last error."""

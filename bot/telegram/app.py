@@ -23,6 +23,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.core import Core, build_core
 from bot.schedule.push import PushService, push_rate, push_window
+from bot.schedule.ticker import Ticker
 from bot.storage.factory import display_name, open_database
 from bot.storage.port import StorageError
 from bot.telegram import mock_jobs, push_jobs, reload, report_digest, routes, status
@@ -109,11 +110,13 @@ def build_application(
         services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
         app.bot_data.services = services
         await replay_unhandled(app, services.inbox)
-        await start_jobs(app, services)
+        ticker = app.bot_data.ticker = Ticker(core.clock)
+        await start_jobs(app, services, ticker)
         # The command menus are cosmetic: set in the background, retried, never fatal.
         menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
         background.append(menus)
-        await status.mark_started(app, services)
+        await status.mark_started(app, services, ticker)
+        background.append(ticker.start())
         reload.install_sighup(app)
         log.info(
             "ready: %d questions in %d bank(s), database %s",
@@ -248,11 +251,11 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
     )
 
 
-async def start_jobs(app: QuizApp, services: Services) -> None:
+async def start_jobs(app: QuizApp, services: Services, ticker: Ticker) -> None:
     """Crash recovery, then the timers: the daily push, group rounds, retention, mock exams."""
     await services.push.start()
     if app.job_queue is not None:
-        push_jobs.schedule(app.job_queue, services.push)
+        push_jobs.schedule(app.job_queue, ticker, services.push)
         group_rounds.schedule_sweep(app.job_queue)
         push_jobs.schedule_retention(
             app.job_queue, services.db, services.clock, services.settings.retention_days
@@ -261,7 +264,7 @@ async def start_jobs(app: QuizApp, services: Services) -> None:
     # Groups: overdue reveals done, open windows re-armed.
     await group_rounds.on_startup(app.bot, services, app.job_queue)
     # Mock exams whose deadline passed while the bot was down: submitted, results sent.
-    await mock_jobs.on_startup(app.bot, app.job_queue, services)
+    await mock_jobs.on_startup(app.bot, app.job_queue, services, ticker)
 
 
 async def replay_unhandled(app: QuizApp, inbox: Inbox) -> None:

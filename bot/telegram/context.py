@@ -9,6 +9,7 @@ from telegram.ext import Application, CallbackContext, ExtBot, JobQueue
 
 from bot.practice.core import Core
 from bot.schedule.push import PushService
+from bot.schedule.ticker import Ticker
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.inbox import Inbox
 from bot.telegram.outbound.flood import FloodGate
@@ -50,6 +51,7 @@ class BotData:
     def __init__(self) -> None:
         self.services: Services | None = None
         self.ops = OpsState()
+        self.ticker: Ticker | None = None  # repeating jobs on monotonic time
 
 
 class QuizContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):

@@ -2,7 +2,8 @@
 
 The deadline lives in SQLite. At start-up every exam whose deadline passed while the bot was
 down is submitted; then one JobQueue job waits for the next deadline (re-armed after each run
-and after each new exam), and a slow tick covers anything a lost job would miss.
+and after each new exam), and a slow tick (on monotonic time, bot/schedule/ticker.py) covers
+anything a lost job would miss.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from telegram.ext import CallbackContext, ExtBot, JobQueue
 
+from bot.schedule.ticker import Ticker
 from bot.telegram.context import Services
 from bot.telegram.outbound.mock_results import send_expired
 
@@ -52,7 +54,10 @@ async def arm(job_queue: JobQueue[Any] | None, services: Services) -> None:
 
 
 async def on_startup(
-    bot: ExtBot[None], job_queue: JobQueue[Any] | None, services: Services
+    bot: ExtBot[None],
+    job_queue: JobQueue[Any] | None,
+    services: Services,
+    ticker: Ticker | None = None,
 ) -> None:
     """Submit exams that ran out while the bot was down, then wait for the next deadline."""
     expired = await expire_due(bot, services)
@@ -61,10 +66,10 @@ async def on_startup(
     if job_queue is None:
         return
 
-    async def tick(context: CallbackContext[Any, Any, Any, Any]) -> None:
-        await expire_due(context.bot, services)
+    async def tick() -> None:
+        await expire_due(bot, services)
+        await arm(job_queue, services)  # re-aimed: a wall-clock step moved the deadlines
 
-    for job in job_queue.get_jobs_by_name(TICK_JOB):
-        job.schedule_removal()
-    job_queue.run_repeating(tick, interval=TICK_S, name=TICK_JOB, job_kwargs=JOB_KWARGS)
+    if ticker is not None:
+        ticker.every(TICK_JOB, TICK_S, tick)
     await arm(job_queue, services)

@@ -11,6 +11,7 @@ import logging
 from telegram import Update
 
 from bot.health import HEARTBEAT_INTERVAL_S
+from bot.schedule.ticker import Ticker
 from bot.storage.bot_status import set_status
 from bot.telegram.context import OpsState, QuizApp, QuizContext, Services
 
@@ -48,31 +49,33 @@ async def track_update(update: Update, context: QuizContext) -> None:
 async def heartbeat(context: QuizContext) -> None:
     """Job: prove the loop is alive, and flush a last_update_at the throttle held back."""
     services = context.bot_data.services
-    if services is None:
-        return
-    state = context.bot_data.ops
-    values: dict[str, str | None] = {"heartbeat_at": repr(services.clock.now())}
+    if services is not None:
+        await write_heartbeat(services, context.bot_data.ops)
+
+
+async def write_heartbeat(services: Services, state: OpsState) -> None:
+    """The heartbeat at the current wall time. An update seen before the wall clock stepped
+    back is no later than now: health must not read a time from the future."""
+    now = services.clock.now()
+    values: dict[str, str | None] = {"heartbeat_at": repr(now)}
     if state.last_update_at is not None:
+        state.last_update_at = min(state.last_update_at, now)
+        state.last_written_at = min(state.last_written_at, now)
         values["last_update_at"] = repr(state.last_update_at)
     await _write(services, values)
 
 
-async def mark_started(app: QuizApp, services: Services) -> None:
-    """post_init: record the start and schedule the heartbeat."""
+async def mark_started(app: QuizApp, services: Services, ticker: Ticker | None = None) -> None:
+    """post_init: record the start and schedule the heartbeat (on monotonic time, so that it
+    goes on beating at the current wall time after the wall clock steps back)."""
     now = repr(services.clock.now())
     mode = "webhook" if services.settings.webhook_url else "polling"
     await _write(
         services, {"started_at": now, "heartbeat_at": now, "stopped_at": None, "mode": mode}
     )
-    if app.job_queue is not None:
-        for job in app.job_queue.get_jobs_by_name(HEARTBEAT_JOB):
-            job.schedule_removal()
-        app.job_queue.run_repeating(
-            heartbeat,
-            interval=HEARTBEAT_INTERVAL_S,
-            first=HEARTBEAT_INTERVAL_S,
-            name=HEARTBEAT_JOB,
-        )
+    if ticker is not None:
+        state = ops_state(app)
+        ticker.every(HEARTBEAT_JOB, HEARTBEAT_INTERVAL_S, lambda: write_heartbeat(services, state))
 
 
 async def mark_stopped(app: QuizApp, services: Services) -> None:
