@@ -48,6 +48,7 @@ class NoCourier:
 
 def seed(path: Path) -> None:
     """SUBSCRIBERS subscriptions due at 06:30 UTC, set up at 04:00."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     now = (START - dt.timedelta(hours=2)).timestamp()
     tz = zones.zone("UTC")
     assert tz is not None
@@ -70,7 +71,6 @@ def seed(path: Path) -> None:
 async def plan_beside_writes(tmp_path: Path, burst: int) -> tuple[int, int, int, int]:
     """Plan every subscription with small answer-sized writes going on beside it; returns
     (planned, WAL bytes at the end, side writes done while planning ran, side rows)."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "bot.sqlite3"
     seed(path)
     policy = WalPolicy(cap_pages=CAP, kept_pages=100_000, every=SLOW_CADENCE_S, burst_pages=burst)
