@@ -1,6 +1,6 @@
 """SQL of the bank-wide forgetting check: each bank's probes summed in one row (the answer
-that records a probe adds it: `learning_sql.review_from`; bot.learning.forgetting says what a
-probe is)."""
+that records a probe adds it: `bot.practice.memory_updates.take_answer`;
+bot.learning.forgetting says what a probe is)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.group_budget import GroupBudget
 from bot.telegram.outbound.refusals import RefusalGate
 from bot.telegram.outbound.throttle import EditThrottle
+from bot.telegram.webhook_guard import RateLimitedLog
 
 
 @dataclass(slots=True)
@@ -39,9 +40,10 @@ class OpsState:
     last_update_at: float | None = None
     last_written_at: float = float("-inf")
     updates_seen: int = 0
-    # Storage faults by kind: (repeats since the last log line, monotonic time of that line).
-    storage_faults: dict[str, tuple[int, float]] = field(default_factory=dict)
-    told_cannot_save: dict[int, float] = field(default_factory=dict)  # user -> monotonic time
+    # Storage faults by kind, each logged once a minute with the count held back.
+    storage_faults: dict[str, RateLimitedLog] = field(default_factory=dict)
+    # "I can't save right now": once a minute per user and chat.
+    told_cannot_save: RefusalGate = field(default_factory=lambda: RefusalGate(60.0))
     unsaved_at_stop: bool = False  # the stop could not be recorded: `run` exits non-zero
 
 

@@ -27,7 +27,7 @@ from telegram.request import BaseRequest, RequestData
 
 from bot.practice.clock import Clock
 from bot.storage import inbox_sql
-from bot.storage.port import Store
+from bot.storage.port import Connection, Store
 
 log = logging.getLogger(__name__)
 DONE_FLUSH_S = 1.0  # done marks wait at most this long to share a transaction
@@ -68,7 +68,7 @@ class Inbox:
             return
         now = self.clock.now()
 
-        def write(conn: Any) -> None:
+        def write(conn: Connection) -> None:
             inbox_sql.mark_done(conn, done, now)
             inbox_sql.prune(conn, now - KEEP_DONE_S)
 
@@ -92,7 +92,8 @@ class Inbox:
 
 class InboxRequest(BaseRequest):
     """The getUpdates request with the inbox behind it: each fetched batch is stored before
-    PTB sees it, and updates stored before are left out. Other calls pass through."""
+    PTB sees it; updates stored before are noted in `Inbox.seen_before`, so that the processor
+    drops them. Other calls pass through."""
 
     def __init__(self, inner: BaseRequest) -> None:
         self.inner = inner
@@ -121,7 +122,7 @@ class InboxRequest(BaseRequest):
         connect_timeout: Any = BaseRequest.DEFAULT_NONE,
         pool_timeout: Any = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
-        """The wrapped call; a getUpdates answer is stored, and filtered, on its way back."""
+        """The wrapped call; a getUpdates answer is stored on its way back."""
         status, body = await self.inner.do_request(
             url, method, request_data, read_timeout, write_timeout, connect_timeout, pool_timeout
         )

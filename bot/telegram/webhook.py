@@ -109,7 +109,7 @@ class UpdateHandler(RequestHandler):
         if backlog(self.app) >= MAX_BACKLOG:
             self.state.backlog_full += 1
             self.state.last_backlog_full_at = time.monotonic()
-            self.state.full_log.warning(
+            self.state.full_log.log(
                 "webhook: %d updates waiting, the cap: answering 503 (Telegram retries)",
                 MAX_BACKLOG,
             )
@@ -141,7 +141,7 @@ class UpdateHandler(RequestHandler):
         except Exception as err:  # any bad input is a 400, never a traceback
             # RecursionError (JSON nested 100,000 deep), OverflowError (`date: 1e30`), ...
             self.state.bad += 1
-            self.state.bad_log.warning(
+            self.state.bad_log.log(
                 "webhook: a body that is not an update (%d bytes): %s",
                 len(body),
                 type(err).__name__,
@@ -159,7 +159,7 @@ class UpdateHandler(RequestHandler):
             try:
                 fresh = await inbox.receive([(update.update_id, body.decode("utf-8"))])
             except Exception as err:  # not stored: not acknowledged, Telegram sends it again
-                self.state.bad_log.warning("webhook: update not stored, 503: %s", err)
+                self.state.bad_log.log("webhook: update not stored, 503: %s", err)
                 self.send_error(503)
                 return
             if update.update_id not in fresh:
@@ -257,7 +257,7 @@ def _access_log(handler: RequestHandler) -> None:
         log.debug("%d %s %s from %s", status, request.method, request.path, request.remote_ip)
         return
     limited = _failure_logs.setdefault(status, RateLimitedLog(log))
-    limited.warning("%d %s %s from %s", status, request.method, request.path, request.remote_ip)
+    limited.log("%d %s %s from %s", status, request.method, request.path, request.remote_ip)
 
 
 def make_web_app(app: QuizApp, path: str, secret: str, state: WebhookState) -> WebApp:

@@ -58,7 +58,7 @@ class CappedHTTPServer(HTTPServer):
         if self.open_connections >= self.max_connections:
             self.refused_connections += 1
             self.last_refused_at = time.monotonic()
-            self.on_refused.warning(
+            self.on_refused.log(
                 "webhook: %d connections open, the cap: refusing new ones", self.open_connections
             )
             stream.close()
@@ -71,13 +71,16 @@ class RateLimitedLog:
     """At most one line per LOG_EVERY_S for one kind of event; the next line says how many
     were held back (a flood of bad requests must not become a flood of log lines)."""
 
-    def __init__(self, logger: logging.Logger, every: float = LOG_EVERY_S) -> None:
+    def __init__(
+        self, logger: logging.Logger, every: float = LOG_EVERY_S, level: int = logging.WARNING
+    ) -> None:
         self.logger = logger
         self.every = every
+        self.level = level
         self._last = -float("inf")
         self._held = 0
 
-    def warning(self, msg: str, *args: object) -> None:
+    def log(self, msg: str, *args: object) -> None:
         """Log now, or count it for the next line."""
         now = time.monotonic()
         if now - self._last < self.every:
@@ -86,7 +89,7 @@ class RateLimitedLog:
         if self._held:
             msg += f" (and {self._held} more like it held back)"
         self._last, self._held = now, 0
-        self.logger.warning(msg, *args)
+        self.logger.log(self.level, msg, *args)
 
 
 class RecentIds:

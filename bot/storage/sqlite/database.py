@@ -340,12 +340,16 @@ class Database:
             )
 
     def _note_fault(self, err: BaseException | None) -> None:
-        kind = None if err is None else fault_kind(err)
+        """A batch committed (None) or failed with `err`: a fault that lasts is kept until a
+        commit; one that does not (a lock, a caller's constraint) changes nothing."""
+        if err is None:
+            if self.fault is not None:
+                log.warning("database %s: writes succeed again after: %s", self.path, self.fault)
+            self.fault = None
+            return
+        kind = fault_kind(err)
         if kind is not None and kind != self.fault:
             log.error("database %s: %s: %s", self.path, kind, err)
-        elif kind is None and self.fault is not None and err is None:
-            log.warning("database %s: writes succeed again after: %s", self.path, self.fault)
-        if kind is not None or err is None:
             self.fault = kind
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:

@@ -13,10 +13,10 @@ from bot.telegram.context import QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
 from bot.telegram.outbound.send import Deferred
 from bot.telegram.views import texts
+from bot.telegram.webhook_guard import RateLimitedLog
 
 log = logging.getLogger(__name__)
 FAULT_LOG_S = 60.0  # one log line per kind of storage fault and minute
-FAULT_TELL_S = 60.0  # one "cannot save" message per user and minute
 
 
 def describe(update: object) -> str:
@@ -86,29 +86,21 @@ async def _cannot_save(
     hears so (a tap's spinner always stops; a message gets the sentence once a minute per
     user), and the log gets one line per kind of fault and minute, with the count."""
     ops = context.bot_data.ops
-    now = time.monotonic()
     services = context.bot_data.services
     kind = (services.db.fault if services else None) or type(err).__name__
-    count, since = ops.storage_faults.get(kind, (0, -FAULT_LOG_S))
-    if now - since >= FAULT_LOG_S:
-        log.error(
-            "%s: storage fault (%s), nothing saved; %d more since the last line: %s",
-            where, kind, count, err,
-        )  # fmt: skip
-        ops.storage_faults[kind] = (0, now)
-    else:
-        ops.storage_faults[kind] = (count + 1, since)
+    lines = ops.storage_faults.get(kind)
+    if lines is None:
+        lines = ops.storage_faults[kind] = RateLimitedLog(log, FAULT_LOG_S, logging.ERROR)
+    lines.log("%s: storage fault (%s), nothing saved: %s", where, kind, err)
     if not isinstance(update, Update):
         return
+    chat = update.effective_chat.id if update.effective_chat else 0
     user = update.effective_user.id if update.effective_user else 0
+    now = services.clock.now() if services else time.time()
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(texts.CANNOT_SAVE)
-        elif (
-            update.effective_message is not None
-            and now - ops.told_cannot_save.get(user, -FAULT_TELL_S) >= FAULT_TELL_S
-        ):
-            ops.told_cannot_save[user] = now
+        elif update.effective_message is not None and ops.told_cannot_save.allow(chat, user, now):
             await update.effective_message.reply_text(texts.CANNOT_SAVE)
     except TelegramError as answer_err:  # Telegram down too: logged above
         log.info("%s: could not say nothing was saved: %s", where, answer_err)
