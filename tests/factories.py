@@ -189,7 +189,6 @@ SQLITE_ENGINE_TESTS = frozenset(
         "test_storage.py",  # the engine's connections, batches and driver errors
         "test_db_readers.py",  # reader connections and the aiosqlite internals they use
         "test_inbox_kill9.py",  # another connection holds the write lock while taps arrive
-        "test_db_checkpoints.py",  # WAL checkpoints held back by a reader pinning a snapshot
         "test_query_plans.py",  # EXPLAIN QUERY PLAN of the hot queries
         "test_ops_backup.py",  # the online backup's copy: its journal mode and integrity
         "test_faults_database_open.py",  # files SQLite cannot open, a read-only database

@@ -278,14 +278,10 @@ class PushService:
             return dlog.materialize_due(conn, now, self.grace_s, size)
 
         planned = 0
-        # Between transactions, waits for the WAL to be copied before it grows so big that a
-        # commit would copy it inside the writer (a wait that holds nothing).
-        pacer = self.db.batch_pacer()
         while True:
-            size = await pacer.room(self.plan_batch)
+            size = self.plan_batch
             started = time.perf_counter()
             n = await self.db.write(partial(batch, size=size))
-            pacer.wrote(n)
             # Timed around the round trip, not inside the transaction: its commit writes every
             # page the batch dirtied (push_log and its indexes), often longer than the inserts.
             took = time.perf_counter() - started

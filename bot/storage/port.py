@@ -55,19 +55,6 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
 
-class BatchPacer(Protocol):
-    """Between a bulk writer's transactions: how big the next may be, so that the bulk work
-    (planning a million daily pushes) never makes learners' writes wait."""
-
-    async def room(self, want: int) -> int:
-        """How many units the next transaction may write (at most `want`)."""
-        ...
-
-    def wrote(self, units: int) -> None:
-        """The transaction just committed wrote `units`."""
-        ...
-
-
 class Store(Protocol):
     """A database: transactions in one go, and single queries. `open()` (or `async with`)
     connects and brings the schema up to date."""
@@ -84,10 +71,6 @@ class Store(Protocol):
     async def __aenter__(self) -> Store: ...
 
     async def __aexit__(self, *exc: object) -> None: ...
-
-    def batch_pacer(self) -> BatchPacer:
-        """A pacer for one run of bulk transactions."""
-        ...
 
     async def write(self, fn: Callable[[Connection], T]) -> T:
         """Run fn(conn) in a write transaction; return once it is committed."""

@@ -28,8 +28,13 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage import practice_sql as sql
-from bot.storage.sqlite.checkpoints import WalPolicy, configure_writer
-from bot.storage.sqlite.database import Database, connect_sync, run_batch, run_transaction
+from bot.storage.sqlite.database import (
+    Database,
+    configure_writer,
+    connect_sync,
+    run_batch,
+    run_transaction,
+)
 from bot.storage.sqlite.migrations import apply_migrations
 from tests.bench.bench_answers import TOKEN4, shown
 
@@ -68,7 +73,7 @@ def setup(path: Path) -> tuple[Any, PracticeService, list[tuple[int, Learner, in
     bank = catalog.bank(None)
     conn = connect_sync(path)
     apply_migrations(conn)
-    configure_writer(conn, policy=WalPolicy())
+    configure_writer(conn)
     service = PracticeService(Database(path), catalog, clock=FakeClock(NOW), rng=random.Random(1))
     questions = [q for q in bank.questions.values() if q.kind.value == "single"]
 

@@ -357,7 +357,7 @@ async def plan_million(folder: Path) -> dict[str, float]:
 
     # Waits for the checkpoint thread between planning transactions (where there are any).
     waits: list[float] = []
-    keeper = db.wal
+    keeper = getattr(db, "wal", None)  # the checkpoint thread of revisions that had one
     settle = getattr(keeper, "settle", None)
     if keeper is not None and settle is not None:
 

@@ -54,17 +54,6 @@ def storage_error(err: psycopg.Error) -> StorageError:
     return StorageError(str(err).strip() or type(err).__name__)
 
 
-class NoPacing:
-    """PostgreSQL needs no pause between bulk transactions: every one may be whole."""
-
-    async def room(self, want: int) -> int:
-        """All of it."""
-        return want
-
-    def wrote(self, units: int) -> None:
-        """Nothing to keep track of."""
-
-
 def connect_kwargs() -> dict[str, Any]:
     """Connection options of every connection (pooled or blocking)."""
     return {"autocommit": True, "prepare_threshold": None}
@@ -136,10 +125,6 @@ class PgDatabase:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-    def batch_pacer(self) -> NoPacing:
-        """Bulk work paces itself by its transactions' own round trips."""
-        return NoPacing()
 
     def _run(self, fn: Callable[[Connection], T], *, write: bool) -> T:
         pool = self._pool

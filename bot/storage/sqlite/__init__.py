@@ -1,1 +1,1 @@
-"""The SQLite engine: connections, transactions, checkpoints, WAL pacing, backup, migrations."""
+"""The SQLite engine: connections, transactions, backup, migrations."""

@@ -10,8 +10,10 @@ committed snapshot while the writer works. `read(fn)` runs a multi-statement rea
 leaderboard) inside one read transaction on a small pool of reader connections (`readers.py`),
 again one round trip; single queries (`fetchall`, `fetchone`) take a reader too.
 
-Checkpoints stay off the writer too (`checkpoints.py`): a thread of their own copies the WAL
-into the database file, so no COMMIT of a learner's write waits for a checkpoint's syncs.
+Checkpoints are SQLite's own: the COMMIT that takes the WAL past `wal_autocheckpoint` pages
+copies it into the database file. That commit, and the writes queued behind it, wait for the
+checkpoint's syncs, tens of milliseconds at worst: less than a learner can notice beside
+Telegram's own round trip, so no checkpoint thread of the bot's own is worth its code.
 """
 
 from __future__ import annotations
@@ -30,13 +32,10 @@ import aiosqlite
 
 from bot.storage.port import DatabaseBusy, DatabaseUnavailable, StorageError
 from bot.storage.sqlite import aio
-from bot.storage.sqlite.checkpoints import WalKeeper, WalPolicy, configure_writer, restart_wal
 from bot.storage.sqlite.migrations import apply_migrations
 from bot.storage.sqlite.readers import ReaderPool
-from bot.storage.sqlite.transactions import catch_up_wal as catch_up_wal
 from bot.storage.sqlite.transactions import run_batch as run_batch
 from bot.storage.sqlite.transactions import run_transaction as run_transaction
-from bot.storage.sqlite.wal_pace import WalPacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -148,6 +147,18 @@ def configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA busy_timeout=5000")
 
 
+# SQLite's automatic checkpoint at its default size; a WAL started over after one is cut back
+# to that size on disk, so a burst (planning a large daily push) leaves no large file behind.
+AUTOCHECKPOINT_PAGES = 1_000
+
+
+def configure_writer(conn: sqlite3.Connection) -> None:
+    """The writer's WAL size: checkpointed at AUTOCHECKPOINT_PAGES, kept at most that big."""
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    conn.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
+    conn.execute(f"PRAGMA journal_size_limit = {AUTOCHECKPOINT_PAGES * page}")
+
+
 def create_private(path: Path) -> None:
     """Create the database file (and its folder) readable by its owner only, when missing: it
     holds learners' names and answers. SQLite gives its -wal and -shm files the database
@@ -183,15 +194,12 @@ class Database:
         path: Path | str,
         *,
         default_timezone: str = "UTC",
-        wal: WalPolicy | None = None,
         durability: str = "normal",
     ) -> None:
         self.path = Path(path)
         # FULL syncs the WAL at every commit: a commit then survives a power cut too.
         self.synchronous = "FULL" if durability == "full" else "NORMAL"
         self.default_timezone = default_timezone  # for backfills of per-zone summaries
-        self.wal_policy = wal or WalPolicy()
-        self.wal: WalKeeper | None = None
         self._writer: aiosqlite.Connection | None = None
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -219,13 +227,8 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
-        await self.call(functools.partial(configure_writer, policy=self.wal_policy))
+        await self.call(configure_writer)
         await self.call(lambda c: c.execute(f"PRAGMA synchronous={self.synchronous}"))
-        try:
-            # A new WAL's header is synced by its first write: this one, not a learner's.
-            await self.call(functools.partial(run_transaction, fn=restart_wal))
-        except sqlite3.OperationalError:  # the write lock held elsewhere: a learner's then
-            log.debug("database %s: no WAL warm-up write", self.path, exc_info=True)
         self._readers = await ReaderPool.open(self.path, READERS, configure)
         found = await self.read(quick_check)
         if found != ["ok"]:
@@ -235,24 +238,15 @@ class Database:
             )  # fmt: skip
         stat = os.stat(self.path)
         self._identity = (stat.st_dev, stat.st_ino)
-        self.wal = WalKeeper(
-            functools.partial(connect_sync, self.path),
-            self.wal_policy,
-            restart=lambda: self.write(restart_wal),
-            catch_up=lambda: self.call(catch_up_wal),
-            writing=self._writing,
-        )
 
     async def close(self) -> None:
         """Finish queued writes, then close the connections (idempotent). Every step runs even
         when one before it failed (a full disk, a lock held elsewhere): a connection left open
         keeps its thread, and the process, alive."""
-        wal, self.wal = self.wal, None
         readers, self._readers = self._readers, None
         writer, self._writer = self._writer, None
         flusher = self._flusher
         steps = [
-            wal.close() if wal is not None else None,
             flusher if flusher is not None and not flusher.done() else None,
             readers.close() if readers is not None else None,
             writer.close() if writer is not None else None,
@@ -275,10 +269,6 @@ class Database:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def batch_pacer(self) -> WalPacer:
-        """Keeps a run of bulk transactions to the checkpoint thread's pace (`wal_pace.py`)."""
-        return WalPacer(self.wal, self.wal_policy.burst_pages)
-
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(conn) on the writer's thread, outside any explicit transaction."""
         if self._writer is None:
@@ -297,9 +287,6 @@ class Database:
         except sqlite3.Error as err:
             raise storage_error(err) from err
 
-    def _writing(self) -> bool:
-        return bool(self._queue) or not (self._flusher is None or self._flusher.done())
-
     async def _flush(self) -> None:
         while self._queue:
             batch, self._queue = self._queue, []
@@ -315,8 +302,6 @@ class Database:
                 if not isinstance(err, Exception):
                     raise
                 continue
-            if self.wal is not None:
-                self.wal.committed()
             failed = [value for ok, value in results if not ok]
             self._note_fault(failed[0] if failed and len(failed) == len(results) else None)
             for (_, future), (ok, value) in zip(batch, results, strict=True):

@@ -7,8 +7,6 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from bot.storage.sqlite.checkpoints import restart_wal
-
 T = TypeVar("T")
 
 
@@ -97,11 +95,3 @@ def _run_in_savepoints(
         abandon(conn)
         raise
     return out
-
-
-def catch_up_wal(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    """Outside a transaction: copy what the WAL holds beyond the last background pass
-    (PASSIVE: busy, frames, copied), then start it over (`restart_wal`)."""
-    busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    run_transaction(conn, restart_wal)
-    return int(busy), int(frames), int(copied)
