@@ -1,7 +1,7 @@
 """Draw the README's pictures: a verdict as a learner sees it, and the /stats chart.
 
 Run from the repository root: `python -m docs.pictures [OUT_DIR]` (default: docs/). The verdict
-is the bot's own HTML for a bundled question (`bot.telegram.views.render_cache.verdict_text`),
+is the bot's own HTML for a bundled question (`bot.telegram.views.render.verdict_html`),
 laid out as a Telegram chat bubble with its buttons; the chart is `bot.charts.stats_chart` for a
 sample learner. Both are drawn with matplotlib's Agg canvas, as the bot's charts are; the chart
 is saved with a palette so that it stays small in the repository.
@@ -26,7 +26,7 @@ from bot.bank.loader import load_bank
 from bot.bank.models import Bank, Question
 from bot.charts import DayActivity, TopicBar, stats_chart
 from bot.charts.style import new_figure, to_png
-from bot.telegram.views import keyboards, render, render_cache, texts
+from bot.telegram.views import keyboards, render, texts
 
 ROOT = Path(__file__).resolve().parent.parent
 BANK = ROOT / "questions" / "genai-llm"
@@ -144,7 +144,7 @@ def wrap(lines: list[list[Run]], width: float) -> tuple[list[Placed], int]:
 
 def verdict_picture(bank: Bank, question: Question, chosen: int) -> bytes:
     """A wrong answer's verdict, as the bot edits it into the question's message."""
-    html = render_cache.verdict_text(bank, question, frozenset({chosen}), correct=False)
+    html = render.verdict_html(bank, question, frozenset({chosen}), correct=False)
     toast = render.clip(texts.CB_WRONG.format(answer=render.letters(question.correct_indices)))
     for emoji, (glyph, _) in EMOJI.items():
         toast = toast.replace(emoji, glyph)

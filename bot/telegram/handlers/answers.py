@@ -26,7 +26,7 @@ from bot.telegram.handlers.common import (
 )
 from bot.telegram.outbound.json_api import answer_callback
 from bot.telegram.outbound.send import edit_html_json, edit_markup, edit_or_send, send_html
-from bot.telegram.views import callbacks, keyboards, render, render_cache, texts
+from bot.telegram.views import callbacks, keyboards, render, texts
 from bot.telegram.views.render import clip, esc
 
 BUTTONS = Buttons()
@@ -50,9 +50,7 @@ async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutco
         context.bot,
         message.chat_id,
         message.message_id,
-        render_cache.verdict_text(
-            bank, outcome.delivery.question, outcome.chosen, outcome.correct
-        ),
+        render.verdict_html(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
         keyboards.verdict_markup(outcome.delivery.id, outcome.delivery.token),
     )
 

@@ -16,7 +16,7 @@ from bot.telegram.handlers.common import learner
 from bot.telegram.outbound.group_rounds import post_question, reveal
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import render, render_cache, texts
+from bot.telegram.views import render, texts
 
 WHY = re.compile(r"^why_(\d{1,18})$")
 
@@ -113,6 +113,6 @@ async def why(update: Update, context: QuizContext, payload: str) -> bool:
         text = f"{texts.WHY_NOT_ANSWERED}\n\n{render.breakdown_text(bank, delivery.question)}"
     else:
         chosen, correct = mine
-        text = render_cache.verdict_text(bank, delivery.question, chosen, correct)
+        text = render.verdict_html(bank, delivery.question, chosen, correct)
     await send_html(context.bot, chat.id, text)
     return True

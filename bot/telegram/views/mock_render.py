@@ -9,7 +9,7 @@ from bot.mock.exam import Pending, shown_options
 from bot.mock.models import Exam, ExamStatus
 from bot.mock.scoring import MockResult
 from bot.practice.mock_models import ReviewEntry
-from bot.telegram.views import mock_texts, render, render_cache
+from bot.telegram.views import mock_texts, render
 from bot.telegram.views.render import esc
 
 MAX_POSITIONS = 30  # positions listed in the confirmation before "and N more"
@@ -140,4 +140,4 @@ def review_text(bank: Bank, entries: Sequence[ReviewEntry], index: int) -> str:
         position=entry.mistake.position + 1,
         open="" if entry.mistake.answered else " · not answered",
     )
-    return head + "\n\n" + render_cache.verdict_text(bank, question, chosen, False)
+    return head + "\n\n" + render.verdict_html(bank, question, chosen, False)

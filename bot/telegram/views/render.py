@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
@@ -66,64 +65,36 @@ def _verdict_line(right: str, correct: bool) -> str:
     return f"❌ <b>Not quite.</b> The answer is <b>{right}</b>."
 
 
-@dataclass(frozen=True, slots=True)
-class VerdictParts:
-    """What every verdict of one question shares, escaped once (options in file order)."""
-
-    head: str  # header, then the stem
-    options: tuple[str, ...]  # each option's text
-    rationales: tuple[str, ...]
-    correct: frozenset[int]
-    tail: str  # the explanation, and the trap when there is one
-
-
-def verdict_parts(bank: Bank, q: Question) -> VerdictParts:
-    """The escaped pieces of a question's verdicts (cache them per question: see render_cache)."""
-    tail = f"<b>Explanation</b>\n{esc(q.explanation.strip())}"
-    if q.trap:
-        tail += f"\n\n⚠️ <b>Common exam trap</b>\n{esc(q.trap.strip())}"
-    return VerdictParts(
-        head=f"{header(bank, q)}\n{esc(q.stem.strip())}",
-        options=tuple(esc(o.text.strip()) for o in q.options),
-        rationales=tuple(esc(o.rationale.strip()) for o in q.options),
-        correct=q.correct_indices,
-        tail=tail,
-    )
-
-
-def compose_verdict(
-    parts: VerdictParts, order: Sequence[int], chosen: frozenset[int], correct: bool
-) -> str:
-    """The question message after an answer: verdict, marks, rationales, explanation, trap.
-
-    `order[p]` is the file index of the option shown at position p; `chosen` are positions.
-    """
-    right = [p for p, f in enumerate(order) if f in parts.correct]
-    out = [_verdict_line(", ".join(LETTERS[p] for p in right), correct), "", parts.head, ""]
-    for p, f in enumerate(order):
-        if f in parts.correct:
-            mark = "✅"
-        elif p in chosen:
-            mark = "❌"
-        else:
-            mark = "▫️"
+def verdict_html(bank: Bank, q: Question, chosen: frozenset[int], correct: bool) -> str:
+    """The question message after an answer: verdict, marks, the rationale of each chosen
+    option (and of the right one when missed), explanation, trap. Positions as in `q`."""
+    right = sorted(q.correct_indices)
+    out = [
+        _verdict_line(", ".join(LETTERS[p] for p in right), correct),
+        "",
+        f"{header(bank, q)}\n{esc(q.stem.strip())}",
+        "",
+    ]
+    for p, option in enumerate(q.options):
+        mark = "✅" if option.correct else "❌" if p in chosen else "▫️"
         mine = " ← <i>your answer</i>" if p in chosen else ""
-        out.append(f"{mark} <b>{LETTERS[p]}.</b> {parts.options[f]}{mine}")
+        out.append(f"{mark} <b>{LETTERS[p]}.</b> {esc(option.text.strip())}{mine}")
     out.append("")
     label = "Your answer" if len(chosen) == 1 else "Your answers"
     for p in sorted(chosen):
-        out += [f"<b>{label}: {LETTERS[p]}</b>", parts.rationales[order[p]], ""]
+        out += [f"<b>{label}: {LETTERS[p]}</b>", esc(q.options[p].rationale.strip()), ""]
     if not correct:
         for p in right:
             if p not in chosen:
-                out += [f"<b>Correct answer: {LETTERS[p]}</b>", parts.rationales[order[p]], ""]
-    out.append(parts.tail)
+                out += [
+                    f"<b>Correct answer: {LETTERS[p]}</b>",
+                    esc(q.options[p].rationale.strip()),
+                    "",
+                ]
+    out.append(f"<b>Explanation</b>\n{esc(q.explanation.strip())}")
+    if q.trap:
+        out.append(f"\n⚠️ <b>Common exam trap</b>\n{esc(q.trap.strip())}")
     return "\n".join(out)
-
-
-def verdict_html(bank: Bank, q: Question, chosen: frozenset[int], correct: bool) -> str:
-    """The question message after an answer (positions as in `q`): see compose_verdict."""
-    return compose_verdict(verdict_parts(bank, q), range(len(q.options)), chosen, correct)
 
 
 def breakdown_text(bank: Bank, question: Question) -> str:

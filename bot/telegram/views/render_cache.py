@@ -1,5 +1,5 @@
-"""Rendered texts cached by value: every learner who gets the same question gets the same HTML,
-so it is rendered once (a verdict: its escaped pieces, put together per answer in the order shown).
+"""The daily push's question messages cached by value: every subscriber who gets the same
+question gets the same HTML and keyboard, so a push to many renders each question once.
 
 The cache key is the question's content (every field, recursively) and its topic's name, not
 the objects' identity: a reloaded bank with an edited question meets a fresh entry, and a field
@@ -75,26 +75,6 @@ def shown(bank: Bank, question: Question) -> Shown:
             _shown.clear()
         found = _shown[(id(bank), id(question))] = Shown(bank, question)
     return found
-
-
-@lru_cache(maxsize=CACHE_SIZE)
-def _verdict_parts(shown: Shown) -> render.VerdictParts:
-    return render.verdict_parts(shown.bank, shown.question)
-
-
-def verdict_text(bank: Bank, question: Question, chosen: frozenset[int], correct: bool) -> str:
-    """The question message after an answer (see render.verdict_html).
-
-    Its pieces are escaped once per question in file order and put together per answer in
-    the order shown: with shuffled options, orders × choices are too many to cache whole.
-    """
-    made = display.origin(question)
-    if made is None:
-        return render.compose_verdict(
-            _verdict_parts(shown(bank, question)), range(len(question.options)), chosen, correct
-        )
-    base, order = made
-    return render.compose_verdict(_verdict_parts(shown(bank, base)), order, chosen, correct)
 
 
 @lru_cache(maxsize=CACHE_SIZE // 4)
