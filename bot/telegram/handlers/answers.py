@@ -25,6 +25,7 @@ from bot.telegram.handlers.common import (
     send_question,
 )
 from bot.telegram.outbound.json_api import answer_callback
+from bot.telegram.outbound.pictures import edit_caption_json
 from bot.telegram.outbound.send import edit_html_json, edit_markup, edit_or_send, send_html
 from bot.telegram.views import callbacks, keyboards, render, render_cache, texts
 from bot.telegram.views.render import clip, esc
@@ -46,7 +47,10 @@ async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutco
         short = render.callback_verdict(outcome)
     await answer_callback(context.bot, query.id, short)
     bank = context.services.catalog.bank(outcome.delivery.bank_id)
-    await edit_html_json(
+    # A question sent with a picture carries its buttons under the photo: the verdict
+    # becomes its caption.
+    edit = edit_caption_json if message.photo else edit_html_json
+    await edit(
         context.bot,
         message.chat_id,
         message.message_id,

@@ -11,7 +11,7 @@ from bot.domain.groups import Leaderboard, Reveal, Standing
 from bot.domain.models import AnswerOutcome
 from bot.plural import plural
 from bot.telegram.views import texts
-from bot.telegram.views.render import clip, esc, header, letters, question_text
+from bot.telegram.views.render import bank_html, clip, esc, header, letters, question_text
 
 POLL_QUESTION_CHARS = 300
 POLL_OPTION_CHARS = 100
@@ -62,14 +62,14 @@ def reveal_text(bank: Bank, reveal: Reveal) -> str:
     head = texts.REVEAL_HEAD.format(
         answer=letters(q.correct_indices), count=n, s="" if n == 1 else "s"
     )
-    parts = [head, "", header(bank, q), esc(q.stem.strip()), ""]
+    parts = [head, "", header(bank, q), bank_html(q.stem), ""]
     for i, option in enumerate(q.options):
         mark = "✅" if option.correct else "▫️"
         share = f"{reveal.share(i):.0%} ({reveal.per_option[i]})" if n else "—"
-        parts.append(f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())} · <i>{share}</i>")
-    parts += ["", "<b>Explanation</b>", esc(q.explanation.strip())]
+        parts.append(f"{mark} <b>{LETTERS[i]}.</b> {bank_html(option.text)} · <i>{share}</i>")
+    parts += ["", "<b>Explanation</b>", bank_html(q.explanation)]
     if q.trap:
-        parts += ["", "⚠️ <b>Common exam trap</b>", esc(q.trap.strip())]
+        parts += ["", "⚠️ <b>Common exam trap</b>", bank_html(q.trap)]
     parts += ["", texts.REVEAL_WHY_HINT]
     return "\n".join(parts)
 
@@ -129,7 +129,7 @@ def poll_question(question: Question) -> str:
 
 def poll_stem_text(bank: Bank, question: Question) -> str:
     """The message above a poll whose stem is too long to be its question."""
-    return f"{header(bank, question)}\n\n{esc(question.stem.strip())}"
+    return f"{header(bank, question)}\n\n{bank_html(question.stem)}"
 
 
 def polls_fitting(questions: Iterable[Question]) -> tuple[int, int]:

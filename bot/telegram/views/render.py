@@ -7,6 +7,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.bank import rich
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.domain import zones
@@ -21,6 +22,12 @@ NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 def esc(text: str) -> str:
     """Escape for Telegram's HTML parse mode (quotes only matter inside attributes)."""
     return html.escape(text, quote=False)
+
+
+def bank_html(text: str) -> str:
+    """A stem, option, rationale or explanation as HTML: escaped, formulas as readable text,
+    fenced code as <pre><code>."""
+    return rich.telegram_html(text.strip())
 
 
 def letters(indices: Iterable[int]) -> str:
@@ -51,10 +58,8 @@ def select_hint(question: Question) -> str:
 
 def question_text(bank: Bank, question: Question) -> str:
     """The question as sent: header, stem, lettered options."""
-    lines = [header(bank, question), "", esc(question.stem.strip()), ""]
-    lines += [
-        f"<b>{LETTERS[i]}.</b> {esc(o.text.strip())}" for i, o in enumerate(question.options)
-    ]
+    lines = [header(bank, question), "", bank_html(question.stem), ""]
+    lines += [f"<b>{LETTERS[i]}.</b> {bank_html(o.text)}" for i, o in enumerate(question.options)]
     if question.kind is Kind.MULTIPLE:
         lines += ["", select_hint(question)]
     return "\n".join(lines)
@@ -79,13 +84,13 @@ class VerdictParts:
 
 def verdict_parts(bank: Bank, q: Question) -> VerdictParts:
     """The escaped pieces of a question's verdicts (cache them per question: see render_cache)."""
-    tail = f"<b>Explanation</b>\n{esc(q.explanation.strip())}"
+    tail = f"<b>Explanation</b>\n{bank_html(q.explanation)}"
     if q.trap:
-        tail += f"\n\n⚠️ <b>Common exam trap</b>\n{esc(q.trap.strip())}"
+        tail += f"\n\n⚠️ <b>Common exam trap</b>\n{bank_html(q.trap)}"
     return VerdictParts(
-        head=f"{header(bank, q)}\n{esc(q.stem.strip())}",
-        options=tuple(esc(o.text.strip()) for o in q.options),
-        rationales=tuple(esc(o.rationale.strip()) for o in q.options),
+        head=f"{header(bank, q)}\n{bank_html(q.stem)}",
+        options=tuple(bank_html(o.text) for o in q.options),
+        rationales=tuple(bank_html(o.rationale) for o in q.options),
         correct=q.correct_indices,
         tail=tail,
     )
@@ -130,15 +135,15 @@ def breakdown_text(bank: Bank, question: Question) -> str:
     """Every option with why it is right or wrong (the "All options explained" view)."""
     parts = [
         f"📖 <b>All options explained</b> · {header(bank, question)}",
-        esc(question.stem.strip()),
+        bank_html(question.stem),
     ]
     for i, option in enumerate(question.options):
         label = "Why this is correct" if option.correct else "Why it's wrong here"
         mark = "✅" if option.correct else "❌"
         parts += [
             "",
-            f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())}",
-            f"<i>{label}:</i> {esc(option.rationale.strip())}",
+            f"{mark} <b>{LETTERS[i]}.</b> {bank_html(option.text)}",
+            f"<i>{label}:</i> {bank_html(option.rationale)}",
         ]
     return "\n".join(parts)
 

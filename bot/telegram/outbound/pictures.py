@@ -1,0 +1,116 @@
+"""A question with pictures: each photo sent by the file_id Telegram gave it at its first
+upload, the question as the last photo's caption when it fits (else as the message after it),
+and the verdict edited into that caption."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from telegram import InlineKeyboardMarkup, InputFile, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+from telegram.ext import ExtBot
+
+from bot.bank.limits import TELEGRAM_CAPTION_CHARS
+from bot.practice.media_files import MediaFiles
+from bot.telegram.outbound.failures import refused_file_id
+from bot.telegram.outbound.send import Then, edit_else_send, send_html, send_parts, with_retry
+from bot.telegram.views.html_split import split_html, visible_length
+from bot.telegram.views.question_media import Picture
+
+log = logging.getLogger(__name__)
+
+
+async def send_picture(
+    bot: ExtBot[None],
+    media: MediaFiles,
+    chat_id: int,
+    picture: Picture,
+    caption: str | None = None,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    then: Then | None = None,
+) -> Message:
+    """One photo: by its stored file_id, else made (drawn or read) and uploaded, its new
+    file_id stored for the next time."""
+
+    def send(photo: str | InputFile) -> Any:
+        return with_retry(
+            lambda: bot.send_photo(
+                chat_id, photo, caption=caption, parse_mode=ParseMode.HTML, reply_markup=markup
+            ),
+            chat_id=chat_id,
+            then=then,
+        )
+
+    known = await media.file_id(picture.key)
+    if known is not None:
+        try:
+            message: Message = await send(known)
+            return message
+        except BadRequest as err:
+            if not refused_file_id(err):
+                raise
+            log.info("file_id of %s refused (%s): uploading it again", picture.key, err)
+            await media.forget(picture.key, known)
+    # Drawing a formula takes a moment of CPU: off the event loop, as the charts are.
+    data = await asyncio.to_thread(picture.make)
+    message = await send(InputFile(data, filename=picture.filename))
+    if message.photo:
+        await media.remember(picture.key, message.photo[-1].file_id)
+    return message
+
+
+def fits_caption(text: str) -> bool:
+    """Whether HTML text fits a photo's caption (Telegram counts it after parsing)."""
+    return len(text) <= TELEGRAM_CAPTION_CHARS or visible_length(text) <= TELEGRAM_CAPTION_CHARS
+
+
+async def send_with_pictures(
+    bot: ExtBot[None],
+    media: MediaFiles,
+    chat_id: int,
+    shown: list[Picture],
+    text: str,
+    markup: InlineKeyboardMarkup | None,
+    *,
+    then: Then | None = None,
+) -> Message:
+    """The pictures, then the question: as the last one's caption with the buttons when it
+    fits, else as its own message(s) right after. Returns the message the buttons are on."""
+    for picture in shown[:-1]:
+        await send_picture(bot, media, chat_id, picture)
+    if fits_caption(text):
+        return await send_picture(bot, media, chat_id, shown[-1], text, markup, then=then)
+    await send_picture(bot, media, chat_id, shown[-1])
+    return await send_html(bot, chat_id, text, markup, then=then)
+
+
+async def edit_caption_json(
+    bot: ExtBot[None], chat_id: int, message_id: int, text: str, markup: dict[str, Any]
+) -> None:
+    """Edit a photo's caption into `text` with the keyboard; what does not fit the caption
+    follows as new messages, the keyboard under the last. A photo too old to edit gets the
+    whole text as new messages."""
+    keyboard = InlineKeyboardMarkup.de_json(markup, bot)
+    parts = split_html(text, TELEGRAM_CAPTION_CHARS) if not fits_caption(text) else [text]
+    rest = split_html("\n".join(parts[1:])) if len(parts) > 1 else []
+    edited = await edit_else_send(
+        lambda: with_retry(
+            lambda: bot.edit_message_caption(
+                chat_id=chat_id,
+                message_id=message_id,
+                caption=parts[0],
+                parse_mode=ParseMode.HTML,
+                reply_markup=None if rest else keyboard,
+            ),
+            chat_id=chat_id,
+        ),
+        lambda: send_parts(bot, chat_id, split_html(text), keyboard),
+        chat_id,
+        message_id,
+    )
+    if edited and rest:
+        await send_parts(bot, chat_id, rest, keyboard)
