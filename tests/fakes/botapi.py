@@ -55,9 +55,7 @@ __all__ = ["BOT_ID", "BOT_USERNAME", "ApiError", "Call", "ChatId", "FakeBotApi",
 Response = tuple[int, dict[str, Any]]
 # Methods whose failure modes (blocked, bot left the group) depend on the target chat.
 _SEND = frozenset({"sendmessage", "sendpoll", "sendphoto", "senddocument"})
-_EDIT = frozenset(
-    {"editmessagetext", "editmessagecaption", "editmessagereplymarkup", "stoppoll"}
-)
+_EDIT = frozenset({"editmessagetext", "editmessagecaption", "editmessagereplymarkup", "stoppoll"})
 
 
 class FakeBotApi(ApiMethods):

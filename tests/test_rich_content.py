@@ -1,0 +1,194 @@
+"""Rich questions through the real Application and the fake Bot API: a formula question goes
+as a photo with its buttons, an image question with its image; each picture is uploaded once
+and then sent by file_id; the verdict becomes the photo's caption; fenced code is <pre><code>."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from bot.bank.loader import load_bank
+from bot.bank.models import LETTERS, Bank, Question
+from bot.bank.rich import plain_text
+from bot.commands.play import play
+from bot.practice.catalog import Catalog
+from bot.telegram.views.question_media import image_key
+from tests import factories
+from tests.botharness import Harness, running_bot
+
+RICH = Path(__file__).resolve().parent / "fixtures" / "rich"
+ANN = factories.user(501, "Ann")
+ANN_CHAT = factories.private_chat(ANN)
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def only(bank: Bank, qid: str, **changes: Any) -> Bank:
+    """The fixture bank with one question (changed as asked), so /quiz must pick it."""
+    question = bank.questions[qid]
+    if changes:
+        question = Question.model_validate({**question.model_dump(), **changes})
+    images = {k: v for k, v in bank.images.items() if k == qid}
+    return bank.model_copy(update={"questions": {qid: question}, "images": images})
+
+
+def buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = message.get("reply_markup", {}).get("inline_keyboard", [])
+    return [(b["text"], b["callback_data"]) for row in rows for b in row]
+
+
+def photo_sends(h: Harness) -> list[str]:
+    """The `photo` parameter of each sendPhoto: '<file …>' for an upload, else a file_id."""
+    return [str(c.params["photo"]) for c in h.api.calls_of("sendPhoto")]
+
+
+async def quiz(h: Harness) -> dict[str, Any]:
+    await h.feed(factories.command("/quiz", ANN, ANN_CHAT))
+    message = h.api.last_message(ANN["id"])
+    assert message is not None
+    return message
+
+
+async def answer(h: Harness, message: dict[str, Any], letter: str) -> None:
+    await h.feed(factories.callback(dict(buttons(message))[letter], ANN, message))
+
+
+async def next_question(h: Harness) -> dict[str, Any]:
+    last = h.api.last_message(ANN["id"])
+    assert last is not None
+    await h.feed(factories.callback(dict(buttons(last))["Next question ▶️"], ANN, last))
+    message = h.api.last_message(ANN["id"])
+    assert message is not None
+    return message
+
+
+async def test_formula_question_is_a_photo_with_buttons_uploaded_once(tmp_path: Path) -> None:
+    bank = only(load_bank(RICH), "arch-attention-scaling")
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        # One message: the typeset stem as a photo, the question as its caption, buttons under.
+        assert "photo" in message and "text" not in message
+        assert [t for t, _ in buttons(message)] == list(LETTERS[:4])
+        caption = message["caption"]
+        assert "softmax(QKᵀ" not in caption  # no made-up glyphs: plain readable text
+        assert "Why are the scores divided by √d_k?" in caption and "$" not in caption
+        [upload] = photo_sends(h)
+        assert upload.startswith("<file formula.png")
+        png = h.api.photo(ANN["id"], message["message_id"])
+        assert png.startswith(PNG_MAGIC)
+        [(key, file_id)] = factories.rows(
+            h.db_path, "SELECT content_key, file_id FROM media_files"
+        )
+        assert key.startswith("formula:") and file_id == message["photo"][-1]["file_id"]
+
+        # The verdict replaces the caption; what does not fit follows, with the buttons.
+        question = h.services.catalog.bank("rich").questions["arch-attention-scaling"]
+        right = LETTERS[min(question.correct_indices)]
+        h.api.clear_calls()
+        await answer(h, message, right)
+        assert [c.method for c in h.api.calls if c.method.startswith("edit")] == [
+            "editMessageCaption"
+        ]
+        shown = h.api.message(ANN["id"], message["message_id"])
+        assert shown["caption"].startswith("✅ Correct!")
+        last = h.api.last_message(ANN["id"])
+        assert last is not None and "Next question ▶️" in dict(buttons(last))
+        assert "Explanation" in (last.get("text") or last.get("caption", ""))
+
+        # The same question again (a new option order, the same stem): sent by file_id.
+        h.api.clear_calls()
+        again = await next_question(h)
+        assert photo_sends(h) == [file_id]
+        assert "photo" in again and len(buttons(again)) == 4
+
+
+async def test_image_question_sends_its_file_once(tmp_path: Path) -> None:
+    bank = only(load_bank(RICH), "deploy-kv-cache-per-token")
+    image = (RICH / "kv-layout.png").read_bytes()
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        assert h.api.photo(ANN["id"], message["message_id"]) == image
+        assert "How much memory does one more token" in message["caption"]
+        assert [t for t, _ in buttons(message)] == list(LETTERS[:4])
+        [upload] = photo_sends(h)
+        assert upload.startswith("<file kv-layout.png")
+        await answer(h, message, "A")
+        shown = h.api.message(ANN["id"], message["message_id"])
+        assert shown["caption"].startswith("❌ Not quite. The answer is B.")
+        h.api.clear_calls()
+        again = await next_question(h)
+        assert photo_sends(h) == [message["photo"][-1]["file_id"]]
+        assert h.api.photo(ANN["id"], again["message_id"]) == image
+        [(key,)] = factories.rows(h.db_path, "SELECT content_key FROM media_files")
+        assert key.startswith("image:")
+
+
+async def test_a_refused_file_id_is_uploaded_again(tmp_path: Path) -> None:
+    bank = only(load_bank(RICH), "deploy-kv-cache-per-token")
+    async with running_bot(tmp_path, bank) as h:
+        # A file_id of another bot's (the token changed): Telegram refuses it.
+        await h.services.media.remember(image_key(RICH / "kv-layout.png"), "another-bots-id")
+        message = await quiz(h)
+        sends = photo_sends(h)
+        assert sends[0] == "another-bots-id" and sends[1].startswith("<file kv-layout.png")
+        assert "photo" in message and len(buttons(message)) == 4
+        rows = factories.rows(h.db_path, "SELECT file_id FROM media_files")
+        assert rows == [(message["photo"][-1]["file_id"],)]
+
+
+async def test_long_question_sends_the_photo_then_the_text_with_buttons(tmp_path: Path) -> None:
+    long_stem = "Given $E = mc^2$, consider this. " + "A long setting of the scene. " * 40
+    bank = only(load_bank(RICH), "arch-attention-scaling", stem=long_stem)
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        shown = h.api.messages_to(ANN["id"])
+        photo, text = shown[-2], shown[-1]
+        assert "photo" in photo and "caption" not in photo and not buttons(photo)
+        assert text == message and "E = mc²" in text["text"]
+        assert len(buttons(text)) == 4
+        h.api.clear_calls()
+        await answer(h, text, "A")
+        assert [c.method for c in h.api.calls if c.method.startswith("edit")] == [
+            "editMessageText"
+        ]
+
+
+async def test_fenced_code_is_pre_code_escaped(tmp_path: Path) -> None:
+    bank = only(load_bank(RICH), "arch-causal-mask-code")
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        assert "photo" not in message  # code alone is text: no picture
+        source = h.api.source_text(ANN["id"], message["message_id"])
+        assert source is not None
+        assert (
+            "<pre><code>i = torch.arange(n)[:, None]\nj = torch.arange(n)[None, :]\n"
+            'scores = scores.masked_fill(j &gt; i, float("-inf"))</code></pre>'
+        ) in source
+        assert "```" not in source
+
+
+def test_play_text_is_plain_and_readable() -> None:
+    bank = load_bank(RICH)
+    stem = bank.questions["arch-attention-scaling"].stem
+    assert plain_text(stem).endswith("Why are the scores divided by √d_k?")
+    code = plain_text(bank.questions["arch-causal-mask-code"].stem)
+    assert '\n    scores = scores.masked_fill(j > i, float("-inf"))\n' in code
+    assert plain_text("From $2.50 to $3, or \\$5") == "From $2.50 to $3, or $5"
+
+
+async def test_play_shows_formulas_and_code_as_plain_text(tmp_path: Path) -> None:
+    bank = load_bank(RICH)
+    for qid in ("arch-attention-scaling", "arch-causal-mask-code"):
+        out = io.StringIO()
+        catalog = Catalog({"rich": only(bank, qid)})
+        code = await play(catalog, tmp_path / f"{qid}.db", None, None, 1, io.StringIO("A\n"), out)
+        assert code == 0
+        text = out.getvalue()
+        assert "```" not in text and "\\sqrt" not in text and "$" not in text
+        if qid == "arch-causal-mask-code":
+            # Code keeps its lines and indentation, set off from the prose.
+            assert '\n    scores = scores.masked_fill(j > i, float("-inf"))\n' in text
+        else:
+            words = " ".join(text.split())
+            assert "computes softmax(QK^T / √d_k) V. Why are the scores divided by √d_k?" in words
+            assert "Var(q · k) = d_k" in words  # the explanation's formula
