@@ -4,6 +4,7 @@ and then sent by file_id; the verdict becomes the photo's caption; fenced code i
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from pathlib import Path
 from typing import Any
@@ -192,3 +193,33 @@ async def test_play_shows_formulas_and_code_as_plain_text(tmp_path: Path) -> Non
             words = " ".join(text.split())
             assert "computes softmax(QK^T / √d_k) V. Why are the scores divided by √d_k?" in words
             assert "Var(q · k) = d_k" in words  # the explanation's formula
+
+
+async def test_daily_push_sends_the_picture_with_its_buttons_once(tmp_path: Path) -> None:
+    bank = only(load_bank(RICH), "deploy-kv-cache-per-token")
+    async with running_bot(tmp_path, bank, push_rate=20.0) as h:
+        push = h.services.push
+        push.pace_now = h.clock.now
+
+        async def no_wait(seconds: float) -> None:
+            h.clock.advance(seconds)
+
+        push.sleep = no_wait
+        h.clock.set(dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC))
+        for chat in (31, 32):
+            await push.subscribe(chat, "06:01", "UTC", user_id=chat)
+        h.clock.advance(120)
+        assert await push.run_once() == 2
+        first, second = (h.api.last_message(c) for c in (31, 32))
+        assert first is not None and second is not None
+        assert "Your daily question" in first["caption"]
+        assert len(buttons(first)) == 4 and len(buttons(second)) == 4
+        sends = photo_sends(h)
+        assert sends[0].startswith("<file kv-layout.png") and sends[1:] == [
+            first["photo"][-1]["file_id"]
+        ]
+        # The delivery is the photo's: a tap on its buttons is graded and the caption edited.
+        ann = factories.user(31, "Ann")
+        await h.feed(factories.callback(dict(buttons(first))["B"], ann, first))
+        shown = h.api.message(31, first["message_id"])
+        assert shown["caption"].startswith("✅ Correct!")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, InputFile, Message
@@ -23,6 +25,52 @@ from bot.telegram.views.question_media import Picture
 log = logging.getLogger(__name__)
 
 
+# One upload per picture at a time: a push sends the same question to many chats at once,
+# and every one of them would otherwise upload it before the first file_id is stored.
+_uploads: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _upload_lock(key: str) -> asyncio.Lock:
+    lock = _uploads.get(key)
+    if lock is None:
+        lock = _uploads[key] = asyncio.Lock()
+    return lock
+
+
+async def photo_by_key(
+    media: MediaFiles, picture: Picture, send: Callable[[str | InputFile], Awaitable[Message]]
+) -> Message:
+    """`send` the picture by its stored file_id, else made (drawn or read) and uploaded, its
+    new file_id stored for the next time."""
+    known = await media.file_id(picture.key)
+    if known is None:
+        lock = _upload_lock(picture.key)
+        async with lock:
+            known = await media.file_id(picture.key)  # uploaded while we waited?
+            if known is None:
+                return await _upload(media, picture, send)
+    try:
+        return await send(known)
+    except BadRequest as err:
+        if not refused_file_id(err):
+            raise
+        log.info("file_id of %s refused (%s): uploading it again", picture.key, err)
+        await media.forget(picture.key, known)
+    async with _upload_lock(picture.key):
+        return await _upload(media, picture, send)
+
+
+async def _upload(
+    media: MediaFiles, picture: Picture, send: Callable[[str | InputFile], Awaitable[Message]]
+) -> Message:
+    # Drawing a formula takes a moment of CPU: off the event loop, as the charts are.
+    data = await asyncio.to_thread(picture.make)
+    message = await send(InputFile(data, filename=picture.filename))
+    if message.photo:
+        await media.remember(picture.key, message.photo[-1].file_id)
+    return message
+
+
 async def send_picture(
     bot: ExtBot[None],
     media: MediaFiles,
@@ -33,11 +81,10 @@ async def send_picture(
     *,
     then: Then | None = None,
 ) -> Message:
-    """One photo: by its stored file_id, else made (drawn or read) and uploaded, its new
-    file_id stored for the next time."""
+    """One photo as a reply (flood control waited out as for text), by file_id when known."""
 
-    def send(photo: str | InputFile) -> Any:
-        return with_retry(
+    async def send(photo: str | InputFile) -> Message:
+        return await with_retry(
             lambda: bot.send_photo(
                 chat_id, photo, caption=caption, parse_mode=ParseMode.HTML, reply_markup=markup
             ),
@@ -45,22 +92,7 @@ async def send_picture(
             then=then,
         )
 
-    known = await media.file_id(picture.key)
-    if known is not None:
-        try:
-            message: Message = await send(known)
-            return message
-        except BadRequest as err:
-            if not refused_file_id(err):
-                raise
-            log.info("file_id of %s refused (%s): uploading it again", picture.key, err)
-            await media.forget(picture.key, known)
-    # Drawing a formula takes a moment of CPU: off the event loop, as the charts are.
-    data = await asyncio.to_thread(picture.make)
-    message = await send(InputFile(data, filename=picture.filename))
-    if message.photo:
-        await media.remember(picture.key, message.photo[-1].file_id)
-    return message
+    return await photo_by_key(media, picture, send)
 
 
 def fits_caption(text: str) -> bool:
