@@ -15,10 +15,11 @@ from bot.bank.rich import plain_text
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
 from bot.telegram.views.question_media import image_key
-from tests import factories
+from tests import factories, groups_support
 from tests.botharness import Harness, running_bot
 
 RICH = Path(__file__).resolve().parent / "fixtures" / "rich"
+GROUP_ID = groups_support.GROUP_ID
 ANN = factories.user(501, "Ann")
 ANN_CHAT = factories.private_chat(ANN)
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -223,3 +224,29 @@ async def test_daily_push_sends_the_picture_with_its_buttons_once(tmp_path: Path
         await h.feed(factories.callback(dict(buttons(first))["B"], ann, first))
         shown = h.api.message(31, first["message_id"])
         assert shown["caption"].startswith("✅ Correct!")
+
+
+async def test_group_question_has_its_picture_just_above(tmp_path: Path) -> None:
+    bank = only(load_bank(RICH), "arch-attention-scaling")
+    async with running_bot(tmp_path, bank) as h:
+        groups_support.setup_admin(h)
+        message = await groups_support.ask(h)
+        picture, question = h.api.messages_to(GROUP_ID)[-2:]
+        assert "photo" in picture and not buttons(picture)
+        assert question == message and "0 answers so far" in message["text"]
+        assert "√d_k" in message["text"] and "$" not in message["text"]
+        # The member's alert is plain text: the rationale's formula readable.
+        wrong = next(
+            i
+            for i, o in enumerate(bank.questions["arch-attention-scaling"].options)
+            if not o.correct and "$" in o.rationale
+        )
+        shown = groups_support.question_of(h, groups_support.delivery_of(message))
+        position = next(
+            i
+            for i, o in enumerate(shown.options)
+            if o.text == bank.questions["arch-attention-scaling"].options[wrong].text
+        )
+        alert = await groups_support.tap(h, groups_support.ANN, message, position)
+        assert "$" not in alert["text"] and "\\" not in alert["text"]
+        assert photo_sends(h)[0].startswith("<file formula.png")

@@ -265,5 +265,6 @@ async def send_pushed_question(courier: TelegramCourier, claim: Claim, chat_id: 
         window_s=window,
         anonymous=claim.kind is ChatKind.CHANNEL,
         paid_broadcast=courier.paid_broadcast,
+        media=courier.media,
     )
     return message.message_id

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.bank.rich import plain_text
 from bot.domain.groups import Leaderboard, Reveal, Standing
 from bot.domain.models import AnswerOutcome
 from bot.plural import plural
@@ -45,7 +46,8 @@ def answer_alert(outcome: AnswerOutcome, *, again: bool = False) -> str:
     # The rationale of the option they chose (the first wrong one, if several): why it tempts.
     wrong = sorted(i for i in outcome.chosen if not q.options[i].correct)
     pick = wrong[0] if wrong else min(outcome.chosen)
-    gist = f"{LETTERS[pick]}: {q.options[pick].rationale.strip()}"
+    # A callback answer is plain text: formulas readable, code on one line.
+    gist = f"{LETTERS[pick]}: {' '.join(plain_text(q.options[pick].rationale).split())}"
     room = CALLBACK_ANSWER_CHARS - len(verdict) - 1
     return f"{verdict} {clip(gist, room)}" if room > 20 else clip(verdict)
 
