@@ -80,26 +80,35 @@ async def test_formula_question_is_a_photo_with_buttons_uploaded_once(tmp_path: 
         assert png.startswith(PNG_MAGIC)
         [(key, file_id)] = factories.rows(
             h.db_path, "SELECT content_key, file_id FROM media_files"
-        )
+        )  # before any answer: the explanation's picture is not sent yet
         assert key.startswith("formula:") and file_id == message["photo"][-1]["file_id"]
 
-        # The verdict replaces the caption; what does not fit follows, with the buttons.
-        question = h.services.catalog.bank("rich").questions["arch-attention-scaling"]
-        right = LETTERS[min(question.correct_indices)]
+        # The verdict replaces the caption (what would not fit would follow, with the buttons).
+        shown_question = groups_support.question_of(h, groups_support.delivery_of(message))
+        right = LETTERS[min(shown_question.correct_indices)]
         h.api.clear_calls()
         await answer(h, message, right)
         assert [c.method for c in h.api.calls if c.method.startswith("edit")] == [
             "editMessageCaption"
         ]
-        shown = h.api.message(ANN["id"], message["message_id"])
-        assert shown["caption"].startswith("✅ Correct!")
-        last = h.api.last_message(ANN["id"])
-        assert last is not None and "Next question ▶️" in dict(buttons(last))
-        assert "Explanation" in (last.get("text") or last.get("caption", ""))
+        verdict = h.api.message(ANN["id"], message["message_id"])
+        assert verdict["caption"].startswith("✅ Correct!")
+        [rest] = [m for m in h.api.messages_to(ANN["id"]) if "Next question ▶️" in dict(buttons(m))]
+        words = rest.get("text") or rest["caption"]
+        assert "Explanation" in words and "Var(q · k) = d_k" in words
+        # The explanation's formulas, typeset, after the verdict (which shows them as text).
+        typeset = h.api.last_message(ANN["id"])
+        assert typeset is not None and typeset["caption"] == "The explanation, typeset."
+        assert not buttons(typeset)
+        assert photo_sends(h)[-1].startswith("<file explanation.png")
+        await answer(h, message, right)  # a repeated tap: no second picture
+        assert len(h.api.calls_of("sendPhoto")) == 1
 
         # The same question again (a new option order, the same stem): sent by file_id.
         h.api.clear_calls()
-        again = await next_question(h)
+        await h.feed(factories.callback(dict(buttons(rest))["Next question ▶️"], ANN, rest))
+        again = h.api.last_message(ANN["id"])
+        assert again is not None
         assert photo_sends(h) == [file_id]
         assert "photo" in again and len(buttons(again)) == 4
 
@@ -250,3 +259,19 @@ async def test_group_question_has_its_picture_just_above(tmp_path: Path) -> None
         alert = await groups_support.tap(h, groups_support.ANN, message, position)
         assert "$" not in alert["text"] and "\\" not in alert["text"]
         assert photo_sends(h)[0].startswith("<file formula.png")
+
+
+async def test_a_verdict_longer_than_a_caption_continues_below(tmp_path: Path) -> None:
+    fixture = load_bank(RICH)
+    long = fixture.questions["deploy-kv-cache-per-token"].explanation + " More detail." * 60
+    bank = only(fixture, "deploy-kv-cache-per-token", explanation=long)
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        assert "photo" in message and len(buttons(message)) == 4
+        await answer(h, message, "B")
+        photo = h.api.message(ANN["id"], message["message_id"])
+        assert photo["caption"].startswith("✅ Correct!") and len(photo["caption"]) <= 1024
+        assert not buttons(photo)  # the buttons go under the end of the verdict
+        rest = h.api.last_message(ANN["id"])
+        assert rest is not None and "More detail." in rest["text"]
+        assert "Next question ▶️" in dict(buttons(rest))

@@ -25,9 +25,9 @@ from bot.telegram.handlers.common import (
     send_question,
 )
 from bot.telegram.outbound.json_api import answer_callback
-from bot.telegram.outbound.pictures import edit_caption_json
+from bot.telegram.outbound.pictures import edit_caption_json, send_picture
 from bot.telegram.outbound.send import edit_html_json, edit_markup, edit_or_send, send_html
-from bot.telegram.views import callbacks, keyboards, render, render_cache, texts
+from bot.telegram.views import callbacks, keyboards, question_media, render, render_cache, texts
 from bot.telegram.views.render import clip, esc
 
 BUTTONS = Buttons()
@@ -59,6 +59,11 @@ async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutco
         ),
         keyboards.verdict_markup(outcome.delivery.id, outcome.delivery.token),
     )
+    explained = question_media.explanation_picture(outcome.delivery.question)
+    if explained is not None and outcome.status is not AnswerStatus.ALREADY:
+        await send_picture(
+            context.bot, context.services.media, message.chat_id, explained, texts.TYPESET
+        )
 
 
 async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) -> None:

@@ -54,6 +54,15 @@ def image_key(path: Path) -> str:
     return f"image:{_digest(path, stat.st_mtime_ns, stat.st_size)}"
 
 
+def explanation_picture(question: Question) -> Picture | None:
+    """The explanation typeset, for after the verdict, when it holds a formula (the verdict
+    text shows it as readable text)."""
+    if not formulas(question.explanation):
+        return None
+    lines = [question.explanation.strip()]
+    return Picture(picture_key(lines), "explanation.png", partial(formula_png, lines))
+
+
 def pictures(bank: Bank, question: Question) -> list[Picture]:
     """The photos of a question, formulas first; none for most questions."""
     found: list[Picture] = []
