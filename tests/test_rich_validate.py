@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.bank import rich_checks
 from bot.bank.images import image_info
 from bot.bank.loader import load_banks
 from bot.bank.problems import Problem
@@ -161,3 +162,19 @@ def test_prices_are_not_formulas(tmp_path: Path) -> None:
     texts = [text for q in questions for _, text in text_fields(q)]
     assert any("$" in t for t in texts)
     assert not any(formulas(t) for t in texts)
+
+
+def test_an_unchanged_question_is_not_typeset_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Checking a formula takes mathtext a while: it is done when a file is parsed, and a file
+    # the bank cache holds is not parsed again. Its image is checked at every load.
+    bank = copy_bank(tmp_path)
+    cache = tmp_path / "bank.cache"
+    assert load_banks([bank], cache).problems == []
+    checked: list[str] = []
+    monkeypatch.setattr(rich_checks, "formula_error", lambda s: checked.append(s))
+    assert load_banks([bank], cache).problems == []
+    assert checked == []
+    (bank / "kv-layout.png").unlink()
+    assert [p.field for p in load_banks([bank], cache).problems] == ["image"]

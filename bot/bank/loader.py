@@ -15,7 +15,7 @@ from bot.bank.cache import BankCache, FolderCache
 from bot.bank.models import Bank, BankMeta, Question
 from bot.bank.parsing import parse_questions, read_yaml, validation_problems
 from bot.bank.problems import BankError, LineFinder, Problem
-from bot.bank.rich_checks import rich_problems
+from bot.bank.rich_checks import image_check
 
 __all__ = ["BankError", "LoadResult", "Problem", "find_bank_dirs", "load_bank", "load_banks"]
 
@@ -171,9 +171,10 @@ def _load_one_bank(
                             f"{BANK_FILE}",
                         )
                     )
-        if question.image is not None or _may_be_rich(question):
-            found_rich, image = rich_problems(question, path, lines.line)
-            problems.extend(found_rich)
+        if question.image is not None:
+            problem, image = image_check(question, path, lines.line)
+            if problem is not None:
+                problems.append(problem)
             if image is not None:
                 images[question.id] = image
         questions[question.id] = question
@@ -186,17 +187,6 @@ def _load_one_bank(
         return None
     # Everything in it is validated already; Bank(...) would validate each question again.
     return Bank.model_construct(meta=meta, questions=questions, images=images)
-
-
-def _may_be_rich(question: Question) -> bool:
-    # A dollar sign anywhere: most questions have none, and skip the closer look.
-    q = question
-    return (
-        "$" in q.stem
-        or "$" in q.explanation
-        or any("$" in o.text or "$" in o.rationale for o in q.options)
-        or (q.trap is not None and "$" in q.trap)
-    )
 
 
 def bank_dir_of(file: Path) -> Path | None:

@@ -26,10 +26,16 @@ def text_fields(question: Question) -> Iterator[tuple[tuple[str | int, ...], str
         yield ("trap",), question.trap
 
 
-def rich_problems(
-    question: Question, path: Path, line: Lines
-) -> tuple[list[Problem], Path | None]:
-    """The problems of a question's formulas and image, and the image file when it is fine."""
+def may_be_rich(question: Question) -> bool:
+    """Whether any text field has a dollar sign (most questions have none: no closer look)."""
+    return any("$" in text for _, text in text_fields(question))
+
+
+def formula_problems(question: Question, path: Path, line: Lines) -> list[Problem]:
+    """A problem for each formula mathtext cannot typeset. Checked when the file is parsed
+    (a question with one is never cached), so an unchanged bank does not parse them again."""
+    if not may_be_rich(question):
+        return []
     problems: list[Problem] = []
     for loc, text in text_fields(question):
         for source in formulas(text):
@@ -44,12 +50,16 @@ def rich_problems(
                         f"formula ${source}$ cannot be typeset: {error}",
                     )
                 )
-    image: Path | None = None
-    if question.image is not None:
-        candidate = path.parent / question.image
-        found = image_problem(candidate)
-        if found is None:
-            image = candidate.resolve()
-        else:
-            problems.append(Problem(path, line(("image",)), question.id, "image", found))
-    return problems, image
+    return problems
+
+
+def image_check(question: Question, path: Path, line: Lines) -> tuple[Problem | None, Path | None]:
+    """A question's image file, checked at every load (it may change without its question):
+    the problem with it, or its resolved path."""
+    if question.image is None:
+        return None, None
+    candidate = path.parent / question.image
+    found = image_problem(candidate)
+    if found is not None:
+        return Problem(path, line(("image",)), question.id, "image", found), None
+    return None, candidate.resolve()
