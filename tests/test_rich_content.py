@@ -275,3 +275,22 @@ async def test_a_verdict_longer_than_a_caption_continues_below(tmp_path: Path) -
         rest = h.api.last_message(ANN["id"])
         assert rest is not None and "More detail." in rest["text"]
         assert "Next question ▶️" in dict(buttons(rest))
+
+
+async def test_a_quiz_poll_shows_formulas_as_plain_text(tmp_path: Path) -> None:
+    fixture = load_bank(RICH)
+    stem = (
+        r"Which is the softmax temperature $\tau$ in $p_i = e^{z_i/\tau} / \sum_j e^{z_j/\tau}$?"
+    )
+    bank = only(fixture, "arch-attention-scaling", stem=stem)
+    async with running_bot(tmp_path, bank) as h:
+        groups_support.setup_admin(h)
+        admin, group = groups_support.ADMIN, groups_support.GROUP
+        await h.feed(factories.command("/quizpoll on", admin, group))
+        await h.feed(factories.command("/quiz", admin, group))
+        [call] = h.api.calls_of("sendPoll")
+        assert call.params["question"].startswith("Which is the softmax temperature τ in p_i = ")
+        assert "$" not in call.params["question"] and "\\" not in call.params["explanation"]
+        assert "Var(q · k) = d_k" in call.params["explanation"]
+        picture, poll = h.api.messages_to(GROUP_ID)[-2:]
+        assert "photo" in picture and "poll" in poll  # the typeset stem just above the poll

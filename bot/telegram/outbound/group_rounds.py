@@ -53,7 +53,7 @@ async def send_quiz_poll(
     return await bot.send_poll(
         chat_id,
         group_render.poll_question(question),
-        [o.text.strip() for o in question.options],
+        group_render.poll_options(question),
         is_anonymous=anonymous,
         type="quiz",
         allows_multiple_answers=question.kind is Kind.MULTIPLE,

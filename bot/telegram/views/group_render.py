@@ -107,23 +107,35 @@ def leaderboard_text(board: Leaderboard, title: str | None) -> str:
     return "\n".join(lines)
 
 
+def plain_line(text: str) -> str:
+    """Bank text for a poll (plain text): formulas readable, on one line."""
+    return " ".join(plain_text(text).split())
+
+
+def poll_options(question: Question) -> list[str]:
+    """The poll's options as plain text."""
+    return [plain_line(o.text) for o in question.options]
+
+
 def poll_fits(question: Question) -> bool:
     """Whether a question can go out as Telegram's native quiz poll: its options fit (a long
     stem is sent as a message above the poll); else it goes out with buttons."""
-    return all(len(o.text.strip()) <= POLL_OPTION_CHARS for o in question.options) and (
+    return all(len(o) <= POLL_OPTION_CHARS for o in poll_options(question)) and (
         2 <= len(question.options) <= 12
     )
 
 
 def stem_fits_poll(question: Question) -> bool:
-    """Whether the stem itself can be the poll's question (at most 300 characters)."""
-    return len(question.stem.strip()) <= POLL_QUESTION_CHARS
+    """Whether the stem itself can be the poll's question (at most 300 characters, and no
+    code: a poll would lose its lines)."""
+    stem = question.stem
+    return "```" not in stem and len(plain_line(stem)) <= POLL_QUESTION_CHARS
 
 
 def poll_question(question: Question) -> str:
     """The poll's question: the stem, or a pointer to the message above that holds it."""
     if stem_fits_poll(question):
-        return question.stem.strip()
+        return plain_line(question.stem)
     if question.kind is Kind.MULTIPLE:
         return texts.POLL_SEE_ABOVE_MULTIPLE.format(count=question.select_count)
     return texts.POLL_SEE_ABOVE
@@ -145,4 +157,4 @@ def polls_fitting(questions: Iterable[Question]) -> tuple[int, int]:
 
 def poll_explanation(question: Question) -> str:
     """The quiz poll's explanation: plain text, one line, at most 200 chars."""
-    return clip(" ".join(question.explanation.split()), POLL_EXPLANATION_CHARS)
+    return clip(plain_line(question.explanation), POLL_EXPLANATION_CHARS)
