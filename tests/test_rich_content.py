@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import shutil
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bot.bank.loader import load_bank
 from bot.bank.models import LETTERS, Bank, Question
 from bot.bank.rich import plain_text
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
+from bot.telegram.views import question_media
 from bot.telegram.views.question_media import image_key
 from tests import factories, groups_support
 from tests.botharness import Harness, running_bot
@@ -294,3 +298,31 @@ async def test_a_quiz_poll_shows_formulas_as_plain_text(tmp_path: Path) -> None:
         assert "Var(q · k) = d_k" in call.params["explanation"]
         picture, poll = h.api.messages_to(GROUP_ID)[-2:]
         assert "photo" in picture and "poll" in poll  # the typeset stem just above the poll
+
+
+async def test_an_image_gone_since_the_load_leaves_the_question_as_text(tmp_path: Path) -> None:
+    folder = tmp_path / "bank"
+    shutil.copytree(RICH, folder)
+    bank = only(load_bank(folder), "deploy-kv-cache-per-token")
+    # Replaced by something unreadable after the bank loaded: the key is taken, the read fails.
+    (folder / "kv-layout.png").unlink()
+    (folder / "kv-layout.png").mkdir()
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        assert "photo" not in message and "How much memory" in message["text"]
+        assert len(buttons(message)) == 4 and not h.api.calls_of("sendPhoto")
+
+
+async def test_a_picture_that_cannot_be_drawn_leaves_the_question_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cannot_draw(lines: list[str]) -> bytes:
+        raise ValueError("no glyph for that")
+
+    monkeypatch.setattr(question_media, "formula_png", cannot_draw)
+    bank = only(load_bank(RICH), "arch-attention-scaling")
+    async with running_bot(tmp_path, bank) as h:
+        message = await quiz(h)
+        assert "photo" not in message and "divided by √d_k?" in message["text"]
+        assert len(buttons(message)) == 4 and not h.api.calls_of("sendPhoto")
+        assert factories.rows(h.db_path, "SELECT COUNT(*) FROM media_files") == [(0,)]

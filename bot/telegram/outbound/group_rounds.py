@@ -8,6 +8,7 @@ back, so a restart neither loses nor repeats a reveal.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any, cast
 
@@ -26,7 +27,7 @@ from bot.practice.media_files import MediaFiles
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.outbound.failures import retry_seconds
 from bot.telegram.outbound.guarded import guarded
-from bot.telegram.outbound.pictures import photo_by_key
+from bot.telegram.outbound.pictures import PictureUnavailable, photo_by_key
 from bot.telegram.outbound.send import Deferred, edit_or_send, send_html
 from bot.telegram.views import group_render, keyboards, question_media, texts
 
@@ -94,7 +95,8 @@ async def send_group_question(
                     chat_id, photo, allow_paid_broadcast=paid_broadcast or None
                 )
 
-            await photo_by_key(media, picture, send)
+            with contextlib.suppress(PictureUnavailable):
+                await photo_by_key(media, picture, send)
     if settings.poll_mode is PollMode.QUIZ_POLL and group_render.poll_fits(question):
         # Channels only take anonymous polls; in a group a named vote lets us record answers.
         if anonymous is None:

@@ -5,6 +5,7 @@ and the verdict edited into that caption."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
@@ -60,11 +61,21 @@ async def photo_by_key(
         return await _upload(media, picture, send)
 
 
+class PictureUnavailable(Exception):
+    """A picture could not be made; the sender goes on without it."""
+
+
 async def _upload(
     media: MediaFiles, picture: Picture, send: Callable[[str | InputFile], Awaitable[Message]]
 ) -> Message:
     # Drawing a formula takes a moment of CPU: off the event loop, as the charts are.
-    data = await asyncio.to_thread(picture.make)
+    try:
+        data = await asyncio.to_thread(picture.make)
+    except (OSError, ValueError, RuntimeError) as err:
+        # An image deleted since the bank loaded, a formula mathtext parsed but cannot draw:
+        # the question still goes, as text.
+        log.warning("picture %s (%s) cannot be made: %s", picture.key, picture.filename, err)
+        raise PictureUnavailable(picture.filename) from err
     message = await send(InputFile(data, filename=picture.filename))
     if message.photo:
         await media.remember(picture.key, message.photo[-1].file_id)
@@ -113,10 +124,15 @@ async def send_with_pictures(
     """The pictures, then the question: as the last one's caption with the buttons when it
     fits, else as its own message(s) right after. Returns the message the buttons are on."""
     for picture in shown[:-1]:
-        await send_picture(bot, media, chat_id, picture)
+        with contextlib.suppress(PictureUnavailable):
+            await send_picture(bot, media, chat_id, picture)
     if fits_caption(text):
-        return await send_picture(bot, media, chat_id, shown[-1], text, markup, then=then)
-    await send_picture(bot, media, chat_id, shown[-1])
+        try:
+            return await send_picture(bot, media, chat_id, shown[-1], text, markup, then=then)
+        except PictureUnavailable:
+            return await send_html(bot, chat_id, text, markup, then=then)
+    with contextlib.suppress(PictureUnavailable):
+        await send_picture(bot, media, chat_id, shown[-1])
     return await send_html(bot, chat_id, text, markup, then=then)
 
 

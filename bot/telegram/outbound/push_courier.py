@@ -33,7 +33,7 @@ from bot.storage.push_log import Claim, Outcome
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
 from bot.telegram.outbound.group_rounds import send_group_question
 from bot.telegram.outbound.json_api import send_message_json
-from bot.telegram.outbound.pictures import fits_caption, photo_by_key
+from bot.telegram.outbound.pictures import PictureUnavailable, fits_caption, photo_by_key
 from bot.telegram.views import question_media
 from bot.telegram.views.question_media import Picture
 from bot.telegram.views.render_cache import STAND_IN_KEY, private_push
@@ -219,7 +219,12 @@ class TelegramCourier:
                 allow_paid_broadcast=self.paid_broadcast or None,
             )
 
-        message = await photo_by_key(self.media, picture, send)
+        try:
+            message = await photo_by_key(self.media, picture, send)
+        except PictureUnavailable:
+            if caption is None:
+                return 0  # not the last step: the question's text follows
+            return await self._send(pacing, chat_id, caption, markup)
         return message.message_id
 
     async def _send_group(self, pacing: ClaimPacing, claim: Claim, chat_id: int) -> int:
