@@ -15,6 +15,7 @@ from bot.bank.cache import BankCache, FolderCache
 from bot.bank.models import Bank, BankMeta, Question
 from bot.bank.parsing import parse_questions, read_yaml, validation_problems
 from bot.bank.problems import BankError, LineFinder, Problem
+from bot.bank.rich_checks import image_check
 
 __all__ = ["BankError", "LoadResult", "Problem", "find_bank_dirs", "load_bank", "load_banks"]
 
@@ -122,6 +123,7 @@ def _load_one_bank(
     before = len(problems)
     meta = _load_meta(bank_dir, problems)
     questions: dict[str, Question] = {}
+    images: dict[str, Path] = {}
     first_file: dict[str, Path] = {}
     paths = question_files(bank_dir)
     topics = None if meta is None else {t.id for t in meta.topics}
@@ -169,6 +171,12 @@ def _load_one_bank(
                             f"{BANK_FILE}",
                         )
                     )
+        if question.image is not None:
+            problem, image = image_check(question, path, lines.line)
+            if problem is not None:
+                problems.append(problem)
+            if image is not None:
+                images[question.id] = image
         questions[question.id] = question
         files[question.id] = path
     if meta is not None and not questions and len(problems) == before:
@@ -178,7 +186,7 @@ def _load_one_bank(
     if meta is None or len(problems) > before:
         return None
     # Everything in it is validated already; Bank(...) would validate each question again.
-    return Bank.model_construct(meta=meta, questions=questions)
+    return Bank.model_construct(meta=meta, questions=questions, images=images)
 
 
 def bank_dir_of(file: Path) -> Path | None:

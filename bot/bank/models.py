@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Self
 
 from pydantic import (
@@ -28,6 +29,14 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Slug = Annotated[
     str,
     StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9._-]{0,47}$"),
+]
+# A picture beside the question file (or in a folder under it): each part of the path starts
+# with a letter, digit or underscore, so it is never absolute and never climbs out with `..`.
+ImageName = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, max_length=200, pattern=r"^\w[\w. -]*(/\w[\w. -]*)*$"
+    ),
 ]
 LETTERS = "ABCDEFGHIJKL"
 # Validation context for questions read back from the bank cache: each passed the cross-field
@@ -90,6 +99,13 @@ class Question(Strict):
     references: list[Reference] = Field(default_factory=list)
     author: Text | None = None
     reviewed: dt.date | None = Field(default=None, description="Date of the last review.")
+    image: ImageName | None = Field(
+        default=None,
+        description=(
+            "A PNG, JPEG or WebP file beside this question file, sent with the question "
+            "(at most 10 MB, width + height at most 10000 px)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _check_options(self, info: ValidationInfo) -> Self:
@@ -249,6 +265,8 @@ class Bank(BaseModel):
 
     meta: BankMeta
     questions: dict[str, Question]
+    # The file of each question's `image`, resolved and checked when the bank was loaded.
+    images: dict[str, Path] = Field(default_factory=dict)
 
     @property
     def id(self) -> str:

@@ -24,6 +24,7 @@ from bot.bank.problems import (
     yaml_error_line,
     yaml_error_message,
 )
+from bot.bank.rich_checks import formula_problems
 
 
 @dataclass
@@ -161,7 +162,8 @@ def parse_questions(paths: Sequence[Path], digests: Sequence[bool] = ()) -> list
     for (i, parsed), outcome in zip(good, checked, strict=True):
         sha = file_sha256(parsed.source) if i < len(digests) and digests[i] else None
         if isinstance(outcome, Question):
-            results[i] = FileResult(outcome, [], sha)
+            found = formula_problems(outcome, parsed.path, parsed.line)
+            results[i] = FileResult(None, found, sha) if found else FileResult(outcome, [], sha)
         else:
             results[i] = FileResult(None, outcome, sha)
     return [r for r in results if r is not None]

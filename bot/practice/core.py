@@ -17,6 +17,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.groups import GroupService
+from bot.practice.media_files import MediaFiles
 from bot.practice.mock_service import MockService
 from bot.practice.question_reports import QuestionReports
 from bot.practice.readiness_service import ReadinessService
@@ -39,6 +40,7 @@ class Core:
     readiness: ReadinessService
     guards: ChatGuards  # one result per button, group /quiz pace, /reset
     reports: QuestionReports  # learners' reports of a bad question
+    media: MediaFiles  # file_ids of uploaded pictures (question images, formulas)
 
 
 def build_core(
@@ -75,6 +77,7 @@ def build_core(
             min_open_s=s.group_min_open_seconds,
         ),
         reports=QuestionReports(db, clock),
+        media=MediaFiles(db, clock),
     )
 
 

@@ -237,6 +237,7 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
                 practice=core.practice,
                 groups=core.groups,
                 paid_broadcast=settings.paid_broadcast,
+                media=core.media,
             ),
             practice=core.practice,
             groups=core.groups,

@@ -9,7 +9,9 @@ Inspecting what the bot did (all return copies, safe from any thread):
     calls, calls_of(method), count(method, chat_id=None)   every call, failed ones included
     send_counts                      successful sendMessage/sendPoll per chat_id (Counter)
     messages_to(chat_id), last_message(chat_id), last_text(chat_id), message(chat_id, message_id)
-    photo(chat_id, message_id), photos_to(chat_id)   bytes of uploaded photos (sendPhoto)
+    photo(chat_id, message_id), photos_to(chat_id)   bytes of uploaded photos (sendPhoto; one
+        sent again by the file_id an upload returned too: its call's `photo` param is that id,
+        an upload's is "<file NAME N bytes>"); editMessageCaption edits a photo's caption
     documents_to(chat_id)            document messages and their uploaded bytes (sendDocument)
         Telegram-shaped Message dicts, current state (edits applied, deleted ones left out);
         `text` is what the user sees (HTML parsed). `source_text(chat_id, message_id)` is the
@@ -53,7 +55,7 @@ __all__ = ["BOT_ID", "BOT_USERNAME", "ApiError", "Call", "ChatId", "FakeBotApi",
 Response = tuple[int, dict[str, Any]]
 # Methods whose failure modes (blocked, bot left the group) depend on the target chat.
 _SEND = frozenset({"sendmessage", "sendpoll", "sendphoto", "senddocument"})
-_EDIT = frozenset({"editmessagetext", "editmessagereplymarkup", "stoppoll"})
+_EDIT = frozenset({"editmessagetext", "editmessagecaption", "editmessagereplymarkup", "stoppoll"})
 
 
 class FakeBotApi(ApiMethods):

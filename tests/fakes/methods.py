@@ -42,6 +42,7 @@ METHOD_NAMES = (
     "getChatAdministrators",
     "sendPoll",
     "sendPhoto",
+    "editMessageCaption",
     "sendDocument",
     "sendChatAction",
     "stopPoll",
@@ -229,24 +230,57 @@ class ApiMethods(ApiState):
         return chat_id, parse_mode, fields, data
 
     def _sendPhoto(self, params: Params) -> JSON:
-        chat_id, parse_mode, fields, data = self._upload(params, "photo")
+        if "photo" in self._uploads:
+            chat_id, parse_mode, fields, data = self._upload(params, "photo")
+            width, height = validation.photo_size(data)
+            unique = f"photo{len(self._file_ids) + 1}"
+            file_id = f"{unique}-id"
+            self._file_ids[file_id] = data
+        else:
+            # A file_id this bot got from an earlier upload: sent again without the bytes.
+            file_id = str(params.get("photo", ""))
+            known = self._file_ids.get(file_id)
+            if known is None:
+                raise bad_request("wrong file identifier/HTTP URL specified")
+            self._uploads = {"photo": known}
+            chat_id, parse_mode, fields, data = self._upload(params, "photo")
+            width, height = validation.photo_size(data)
+            unique = file_id.removesuffix("-id")
         markup = validation.reply_markup(params.get("reply_markup"))
         if markup is not None:
             fields["reply_markup"] = markup
-        width, height = validation.photo_size(data)
-        unique = f"photo{len(self._photos) + 1}"
         fields["photo"] = [
             {
-                "file_id": f"{unique}-id",
+                "file_id": file_id,
                 "file_unique_id": unique,
                 "width": width,
                 "height": height,
                 "file_size": len(data),
             }
         ]
-        key = self._sent(chat_id, fields, None, parse_mode)
+        key = self._sent(chat_id, fields, params.get("caption"), parse_mode)
         self._photos[key] = data
         return copy.deepcopy(self._messages[key].message)
+
+    def _editMessageCaption(self, params: Params) -> JSON | bool:
+        parse_mode = params.get("parse_mode")
+        caption = params.get("caption")
+        plain = validation.photo_caption(caption, parse_mode) if caption else ""
+        markup = validation.reply_markup(params.get("reply_markup"))
+        if params.get("inline_message_id"):
+            return True
+        stored = self._editable(params)
+        if "text" in stored.message:
+            raise bad_request("there is no caption in the message to edit")
+        same = (stored.source_text, stored.parse_mode) == (caption, parse_mode)
+        if same and stored.message.get("reply_markup") == markup:
+            raise bad_request(NOT_MODIFIED)
+        stored.source_text, stored.parse_mode = caption, parse_mode
+        if plain:
+            stored.message["caption"] = plain
+        else:
+            stored.message.pop("caption", None)
+        return self._apply_edit(stored, markup)
 
     def _sendChatAction(self, params: Params) -> bool:
         self._chat_id(params)

@@ -91,6 +91,7 @@ class ApiState:
         self._webhook: JSON = {}
         self._uploads: dict[str, bytes] = {}  # files of the call being handled
         self._photos: dict[tuple[int, int], bytes] = {}
+        self._file_ids: dict[str, bytes] = {}  # every photo uploaded, by the file_id it got
         self._documents: dict[tuple[int, int], bytes] = {}
 
     def _chat_id(self, params: dict[str, Any]) -> int:

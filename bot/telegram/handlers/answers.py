@@ -25,8 +25,9 @@ from bot.telegram.handlers.common import (
     send_question,
 )
 from bot.telegram.outbound.json_api import answer_callback
+from bot.telegram.outbound.pictures import edit_caption_json, send_picture
 from bot.telegram.outbound.send import edit_html_json, edit_markup, edit_or_send, send_html
-from bot.telegram.views import callbacks, keyboards, render, texts
+from bot.telegram.views import callbacks, keyboards, question_media, render, texts
 from bot.telegram.views.render import clip, esc
 
 BUTTONS = Buttons()
@@ -46,13 +47,21 @@ async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutco
         short = render.callback_verdict(outcome)
     await answer_callback(context.bot, query.id, short)
     bank = context.services.catalog.bank(outcome.delivery.bank_id)
-    await edit_html_json(
+    # A question sent with a picture carries its buttons under the photo: the verdict
+    # becomes its caption.
+    edit = edit_caption_json if message.photo else edit_html_json
+    await edit(
         context.bot,
         message.chat_id,
         message.message_id,
         render.verdict_html(bank, outcome.delivery.question, outcome.chosen, outcome.correct),
         keyboards.verdict_markup(outcome.delivery.id, outcome.delivery.token),
     )
+    explained = question_media.explanation_picture(outcome.delivery.question)
+    if explained is not None and outcome.status is not AnswerStatus.ALREADY:
+        await send_picture(
+            context.bot, context.services.media, message.chat_id, explained, texts.TYPESET
+        )
 
 
 async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) -> None:

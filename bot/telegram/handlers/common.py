@@ -11,8 +11,9 @@ from telegram.constants import ChatType
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.telegram.context import QuizContext
+from bot.telegram.outbound.pictures import send_with_pictures
 from bot.telegram.outbound.send import send_html
-from bot.telegram.views import keyboards, render, texts
+from bot.telegram.views import keyboards, question_media, render, texts
 
 
 def learner(user: User) -> Learner:
@@ -70,14 +71,18 @@ async def send_question(context: QuizContext, delivery: Delivery) -> Message:
     async def attach(message: Message) -> None:
         await services.practice.attach_message(delivery.id, message.message_id)
 
-    message = await send_html(
-        context.bot,
-        delivery.chat_id,
-        (texts.AGAIN_HEADER if delivery.again else "")
-        + render.question_text(bank, delivery.question),
-        keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token),
-        then=attach,  # a send retried in the background after a 429 attaches it too
+    text = (texts.AGAIN_HEADER if delivery.again else "") + render.question_text(
+        bank, delivery.question
     )
+    markup = keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token)
+    shown = question_media.pictures(bank, delivery.question)
+    # `then`: a send retried in the background after a 429 attaches it too.
+    if shown:
+        message = await send_with_pictures(
+            context.bot, services.media, delivery.chat_id, shown, text, markup, then=attach
+        )
+    else:
+        message = await send_html(context.bot, delivery.chat_id, text, markup, then=attach)
     await attach(message)
     return message
 

@@ -31,6 +31,9 @@ NO_RIGHTS = (
     "need administrator rights",
 )
 
+# BadRequest texts for a file_id this bot cannot send (another bot's, or expired): upload anew.
+BAD_FILE_ID = ("wrong file identifier", "wrong remote file identifier", "file reference expired")
+
 
 class Failure(Enum):
     """What a Telegram error means for the bot."""
@@ -82,3 +85,8 @@ def retry_seconds(err: RetryAfter) -> float:
     """RetryAfter.retry_after is an int or, since PTB 22.2, may be a timedelta."""
     value = err.retry_after
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def refused_file_id(err: TelegramError) -> bool:
+    """Whether Telegram refused a file_id we sent (the picture must be uploaded again)."""
+    return isinstance(err, BadRequest) and any(r in str(err).lower() for r in BAD_FILE_ID)

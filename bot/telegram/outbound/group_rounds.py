@@ -8,10 +8,11 @@ back, so a restart neither loses nor repeats a reveal.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any, cast
 
-from telegram import Message
+from telegram import InputFile, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import ExtBot, JobQueue
@@ -22,11 +23,13 @@ from bot.domain.kinds import ChatKind, PollMode, Source
 from bot.domain.models import Delivery
 from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
+from bot.practice.media_files import MediaFiles
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.outbound.failures import retry_seconds
 from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.pictures import PictureUnavailable, photo_by_key
 from bot.telegram.outbound.send import Deferred, edit_or_send, send_html
-from bot.telegram.views import group_render, keyboards, texts
+from bot.telegram.views import group_render, keyboards, question_media, texts
 
 log = logging.getLogger(__name__)
 # A job that fires a hair early would find the window still open: wake a little late instead.
@@ -51,7 +54,7 @@ async def send_quiz_poll(
     return await bot.send_poll(
         chat_id,
         group_render.poll_question(question),
-        [o.text.strip() for o in question.options],
+        group_render.poll_options(question),
         is_anonymous=anonymous,
         type="quiz",
         allows_multiple_answers=question.kind is Kind.MULTIPLE,
@@ -72,14 +75,28 @@ async def send_group_question(
     window_s: float | None = None,
     anonymous: bool | None = None,
     paid_broadcast: bool = False,
+    media: MediaFiles | None = None,
 ) -> Message:
     """Post a group question as a quiz poll or with answer buttons, per the chat's settings
     (a poll's id is recorded at once: votes may come before anything else is written).
 
-    Errors are raised for the caller's policy: `guarded` for /quiz, the courier for a push.
+    A question's pictures (formulas, its image) go just before it, as photos of their own:
+    the question stays a text message or a poll, whose count and reveal edits work as for
+    any other. Errors are raised for the caller's policy: `guarded` for /quiz, the courier
+    for a push.
     """
     question = delivery.question
     bank = catalog.bank(delivery.bank_id)
+    if media is not None:
+        for picture in question_media.pictures(bank, question):
+
+            async def send(photo: str | InputFile) -> Message:
+                return await bot.send_photo(
+                    chat_id, photo, allow_paid_broadcast=paid_broadcast or None
+                )
+
+            with contextlib.suppress(PictureUnavailable):
+                await photo_by_key(media, picture, send)
     if settings.poll_mode is PollMode.QUIZ_POLL and group_render.poll_fits(question):
         # Channels only take anonymous polls; in a group a named vote lets us record answers.
         if anonymous is None:
@@ -215,7 +232,13 @@ async def _post_question(
             services,
             chat_id,
             lambda cid: send_group_question(
-                bot, services.catalog, services.groups, cid, delivery, settings
+                bot,
+                services.catalog,
+                services.groups,
+                cid,
+                delivery,
+                settings,
+                media=services.media,
             ),
             flood_wait=False,
         )

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from telegram import InlineKeyboardMarkup, InputFile, Message
 from telegram.constants import ParseMode
 from telegram.error import ChatMigrated, RetryAfter, TelegramError
 from telegram.ext import ExtBot
@@ -25,12 +26,16 @@ from bot.domain.display import decode_order, displayed
 from bot.domain.kinds import ChatKind, PushState
 from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
+from bot.practice.media_files import MediaFiles
 from bot.practice.service import PracticeService
 from bot.schedule.pacer import ClaimPacing
 from bot.storage.push_log import Claim, Outcome
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
 from bot.telegram.outbound.group_rounds import send_group_question
 from bot.telegram.outbound.json_api import send_message_json
+from bot.telegram.outbound.pictures import PictureUnavailable, fits_caption, photo_by_key
+from bot.telegram.views import question_media
+from bot.telegram.views.question_media import Picture
 from bot.telegram.views.render_cache import STAND_IN_KEY, private_push
 
 log = logging.getLogger(__name__)
@@ -53,8 +58,10 @@ class TelegramCourier:
         practice: PracticeService,
         groups: GroupService,
         paid_broadcast: bool = False,
+        media: MediaFiles | None = None,
     ) -> None:
         self.bot = bot
+        self.media = media
         self.catalog = catalog
         self.practice = practice
         self.groups = groups
@@ -143,6 +150,9 @@ class TelegramCourier:
                     f"{claim.delivery_id}:{claim.token}" if claim.token else str(claim.delivery_id)
                 )
                 markup = json.loads(template.replace(STAND_IN_KEY, key))
+                shown = question_media.pictures(bank, displayed(question, order))
+                if shown and self.media is not None:
+                    return self._photo_steps(pacing, shown, parts, markup)
                 last = len(parts) - 1
                 return [
                     lambda chat_id, i=i, part=part: self._send(  # type: ignore[misc]
@@ -156,6 +166,66 @@ class TelegramCourier:
                 # retry or a claim recovered after a restart goes out as the first try would.
                 return [lambda chat_id: self._send_group(pacing, claim, chat_id)]
         raise ValueError(f"unknown chat kind {claim.kind!r}")
+
+    def _photo_steps(
+        self,
+        pacing: ClaimPacing,
+        shown: list[Picture],
+        parts: tuple[str, ...],
+        markup: dict[str, Any],
+    ) -> list[Step]:
+        """A question with pictures: each photo a step, the question as the last one's
+        caption when it fits, else its parts after it (the keyboard under the last)."""
+        captioned = len(parts) == 1 and fits_caption(parts[0])
+        steps: list[Step] = [
+            lambda chat_id, p=p: self._send_photo(pacing, chat_id, p)  # type: ignore[misc]
+            for p in shown[:-1]
+        ]
+        if captioned:
+            steps.append(
+                lambda chat_id: self._send_photo(pacing, chat_id, shown[-1], parts[0], markup)
+            )
+            return steps
+        steps.append(lambda chat_id: self._send_photo(pacing, chat_id, shown[-1]))
+        last = len(parts) - 1
+        steps += [
+            lambda chat_id, i=i, part=part: self._send(  # type: ignore[misc]
+                pacing, chat_id, part, markup if i == last else None
+            )
+            for i, part in enumerate(parts)
+        ]
+        return steps
+
+    async def _send_photo(
+        self,
+        pacing: ClaimPacing,
+        chat_id: int,
+        picture: Picture,
+        caption: str | None = None,
+        markup: dict[str, Any] | None = None,
+    ) -> int:
+        """One sendPhoto (by file_id once uploaded); returns the message id."""
+        assert self.media is not None
+        keyboard = None if markup is None else InlineKeyboardMarkup.de_json(markup, self.bot)
+
+        async def send(photo: str | InputFile) -> Message:
+            await pacing.acquire(chat_id)
+            return await self.bot.send_photo(
+                chat_id,
+                photo,
+                caption=caption,
+                parse_mode=ParseMode.HTML,
+                reply_markup=keyboard,
+                allow_paid_broadcast=self.paid_broadcast or None,
+            )
+
+        try:
+            message = await photo_by_key(self.media, picture, send)
+        except PictureUnavailable:
+            if caption is None:
+                return 0  # not the last step: the question's text follows
+            return await self._send(pacing, chat_id, caption, markup)
+        return message.message_id
 
     async def _send_group(self, pacing: ClaimPacing, claim: Claim, chat_id: int) -> int:
         await pacing.acquire(chat_id)
@@ -200,5 +270,6 @@ async def send_pushed_question(courier: TelegramCourier, claim: Claim, chat_id: 
         window_s=window,
         anonymous=claim.kind is ChatKind.CHANNEL,
         paid_broadcast=courier.paid_broadcast,
+        media=courier.media,
     )
     return message.message_id

@@ -7,11 +7,12 @@ from collections.abc import Iterable
 
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
+from bot.bank.rich import plain_text
 from bot.domain.groups import Leaderboard, Reveal, Standing
 from bot.domain.models import AnswerOutcome
 from bot.plural import plural
 from bot.telegram.views import texts
-from bot.telegram.views.render import clip, esc, header, letters, question_text
+from bot.telegram.views.render import bank_html, clip, esc, header, letters, question_text
 
 POLL_QUESTION_CHARS = 300
 POLL_OPTION_CHARS = 100
@@ -45,7 +46,8 @@ def answer_alert(outcome: AnswerOutcome, *, again: bool = False) -> str:
     # The rationale of the option they chose (the first wrong one, if several): why it tempts.
     wrong = sorted(i for i in outcome.chosen if not q.options[i].correct)
     pick = wrong[0] if wrong else min(outcome.chosen)
-    gist = f"{LETTERS[pick]}: {q.options[pick].rationale.strip()}"
+    # A callback answer is plain text: formulas readable, code on one line.
+    gist = f"{LETTERS[pick]}: {' '.join(plain_text(q.options[pick].rationale).split())}"
     room = CALLBACK_ANSWER_CHARS - len(verdict) - 1
     return f"{verdict} {clip(gist, room)}" if room > 20 else clip(verdict)
 
@@ -62,14 +64,14 @@ def reveal_text(bank: Bank, reveal: Reveal) -> str:
     head = texts.REVEAL_HEAD.format(
         answer=letters(q.correct_indices), count=n, s="" if n == 1 else "s"
     )
-    parts = [head, "", header(bank, q), esc(q.stem.strip()), ""]
+    parts = [head, "", header(bank, q), bank_html(q.stem), ""]
     for i, option in enumerate(q.options):
         mark = "✅" if option.correct else "▫️"
         share = f"{reveal.share(i):.0%} ({reveal.per_option[i]})" if n else "—"
-        parts.append(f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())} · <i>{share}</i>")
-    parts += ["", "<b>Explanation</b>", esc(q.explanation.strip())]
+        parts.append(f"{mark} <b>{LETTERS[i]}.</b> {bank_html(option.text)} · <i>{share}</i>")
+    parts += ["", "<b>Explanation</b>", bank_html(q.explanation)]
     if q.trap:
-        parts += ["", "⚠️ <b>Common exam trap</b>", esc(q.trap.strip())]
+        parts += ["", "⚠️ <b>Common exam trap</b>", bank_html(q.trap)]
     parts += ["", texts.REVEAL_WHY_HINT]
     return "\n".join(parts)
 
@@ -105,23 +107,35 @@ def leaderboard_text(board: Leaderboard, title: str | None) -> str:
     return "\n".join(lines)
 
 
+def plain_line(text: str) -> str:
+    """Bank text for a poll (plain text): formulas readable, on one line."""
+    return " ".join(plain_text(text).split())
+
+
+def poll_options(question: Question) -> list[str]:
+    """The poll's options as plain text."""
+    return [plain_line(o.text) for o in question.options]
+
+
 def poll_fits(question: Question) -> bool:
     """Whether a question can go out as Telegram's native quiz poll: its options fit (a long
     stem is sent as a message above the poll); else it goes out with buttons."""
-    return all(len(o.text.strip()) <= POLL_OPTION_CHARS for o in question.options) and (
+    return all(len(o) <= POLL_OPTION_CHARS for o in poll_options(question)) and (
         2 <= len(question.options) <= 12
     )
 
 
 def stem_fits_poll(question: Question) -> bool:
-    """Whether the stem itself can be the poll's question (at most 300 characters)."""
-    return len(question.stem.strip()) <= POLL_QUESTION_CHARS
+    """Whether the stem itself can be the poll's question (at most 300 characters, and no
+    code: a poll would lose its lines)."""
+    stem = question.stem
+    return "```" not in stem and len(plain_line(stem)) <= POLL_QUESTION_CHARS
 
 
 def poll_question(question: Question) -> str:
     """The poll's question: the stem, or a pointer to the message above that holds it."""
     if stem_fits_poll(question):
-        return question.stem.strip()
+        return plain_line(question.stem)
     if question.kind is Kind.MULTIPLE:
         return texts.POLL_SEE_ABOVE_MULTIPLE.format(count=question.select_count)
     return texts.POLL_SEE_ABOVE
@@ -129,7 +143,7 @@ def poll_question(question: Question) -> str:
 
 def poll_stem_text(bank: Bank, question: Question) -> str:
     """The message above a poll whose stem is too long to be its question."""
-    return f"{header(bank, question)}\n\n{esc(question.stem.strip())}"
+    return f"{header(bank, question)}\n\n{bank_html(question.stem)}"
 
 
 def polls_fitting(questions: Iterable[Question]) -> tuple[int, int]:
@@ -143,4 +157,4 @@ def polls_fitting(questions: Iterable[Question]) -> tuple[int, int]:
 
 def poll_explanation(question: Question) -> str:
     """The quiz poll's explanation: plain text, one line, at most 200 chars."""
-    return clip(" ".join(question.explanation.split()), POLL_EXPLANATION_CHARS)
+    return clip(plain_line(question.explanation), POLL_EXPLANATION_CHARS)

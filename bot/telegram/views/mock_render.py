@@ -10,7 +10,7 @@ from bot.mock.models import Exam, ExamStatus
 from bot.mock.scoring import MockResult
 from bot.practice.mock_models import ReviewEntry
 from bot.telegram.views import mock_texts, render
-from bot.telegram.views.render import esc
+from bot.telegram.views.render import bank_html, esc
 
 MAX_POSITIONS = 30  # positions listed in the confirmation before "and N more"
 
@@ -57,12 +57,12 @@ def screen_text(exam: Exam, question: Question, time_left_s: float) -> str:
         ),
         progress + (" · 🚩 this one" if item.flagged else ""),
         "",
-        esc(question.stem.strip()),
+        bank_html(question.stem),
         "",
     ]
     for d, option in enumerate(shown_options(item, question)):
         mark = "☑️ " if d in chosen else ""
-        lines.append(f"{mark}<b>{LETTERS[d]}.</b> {esc(option.text.strip())}")
+        lines.append(f"{mark}<b>{LETTERS[d]}.</b> {bank_html(option.text)}")
     if item.select_count > 1:
         count = render.NUMBER_WORDS.get(item.select_count, str(item.select_count))
         lines += ["", mock_texts.MOCK_SELECT.format(count=count)]

@@ -6,6 +6,7 @@ import datetime as dt
 import html
 from collections.abc import Iterable
 
+from bot.bank import rich
 from bot.bank.limits import CALLBACK_ANSWER_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.domain import zones
@@ -20,6 +21,12 @@ NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 def esc(text: str) -> str:
     """Escape for Telegram's HTML parse mode (quotes only matter inside attributes)."""
     return html.escape(text, quote=False)
+
+
+def bank_html(text: str) -> str:
+    """A stem, option, rationale or explanation as HTML: escaped, formulas as readable text,
+    fenced code as <pre><code>."""
+    return rich.telegram_html(text.strip())
 
 
 def letters(indices: Iterable[int]) -> str:
@@ -50,10 +57,8 @@ def select_hint(question: Question) -> str:
 
 def question_text(bank: Bank, question: Question) -> str:
     """The question as sent: header, stem, lettered options."""
-    lines = [header(bank, question), "", esc(question.stem.strip()), ""]
-    lines += [
-        f"<b>{LETTERS[i]}.</b> {esc(o.text.strip())}" for i, o in enumerate(question.options)
-    ]
+    lines = [header(bank, question), "", bank_html(question.stem), ""]
+    lines += [f"<b>{LETTERS[i]}.</b> {bank_html(o.text)}" for i, o in enumerate(question.options)]
     if question.kind is Kind.MULTIPLE:
         lines += ["", select_hint(question)]
     return "\n".join(lines)
@@ -72,28 +77,28 @@ def verdict_html(bank: Bank, q: Question, chosen: frozenset[int], correct: bool)
     out = [
         _verdict_line(", ".join(LETTERS[p] for p in right), correct),
         "",
-        f"{header(bank, q)}\n{esc(q.stem.strip())}",
+        f"{header(bank, q)}\n{bank_html(q.stem)}",
         "",
     ]
     for p, option in enumerate(q.options):
         mark = "✅" if option.correct else "❌" if p in chosen else "▫️"
         mine = " ← <i>your answer</i>" if p in chosen else ""
-        out.append(f"{mark} <b>{LETTERS[p]}.</b> {esc(option.text.strip())}{mine}")
+        out.append(f"{mark} <b>{LETTERS[p]}.</b> {bank_html(option.text)}{mine}")
     out.append("")
     label = "Your answer" if len(chosen) == 1 else "Your answers"
     for p in sorted(chosen):
-        out += [f"<b>{label}: {LETTERS[p]}</b>", esc(q.options[p].rationale.strip()), ""]
+        out += [f"<b>{label}: {LETTERS[p]}</b>", bank_html(q.options[p].rationale), ""]
     if not correct:
         for p in right:
             if p not in chosen:
                 out += [
                     f"<b>Correct answer: {LETTERS[p]}</b>",
-                    esc(q.options[p].rationale.strip()),
+                    bank_html(q.options[p].rationale),
                     "",
                 ]
-    out.append(f"<b>Explanation</b>\n{esc(q.explanation.strip())}")
+    out.append(f"<b>Explanation</b>\n{bank_html(q.explanation)}")
     if q.trap:
-        out.append(f"\n⚠️ <b>Common exam trap</b>\n{esc(q.trap.strip())}")
+        out.append(f"\n⚠️ <b>Common exam trap</b>\n{bank_html(q.trap)}")
     return "\n".join(out)
 
 
@@ -101,15 +106,15 @@ def breakdown_text(bank: Bank, question: Question) -> str:
     """Every option with why it is right or wrong (the "All options explained" view)."""
     parts = [
         f"📖 <b>All options explained</b> · {header(bank, question)}",
-        esc(question.stem.strip()),
+        bank_html(question.stem),
     ]
     for i, option in enumerate(question.options):
         label = "Why this is correct" if option.correct else "Why it's wrong here"
         mark = "✅" if option.correct else "❌"
         parts += [
             "",
-            f"{mark} <b>{LETTERS[i]}.</b> {esc(option.text.strip())}",
-            f"<i>{label}:</i> {esc(option.rationale.strip())}",
+            f"{mark} <b>{LETTERS[i]}.</b> {bank_html(option.text)}",
+            f"<i>{label}:</i> {bank_html(option.rationale)}",
         ]
     return "\n".join(parts)
 

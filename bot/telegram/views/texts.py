@@ -89,6 +89,7 @@ RESET_DONE = "✅ Your progress in <b>{bank}</b> is reset. Send /quiz to start a
 RESET_CANCELLED = "Nothing was reset."
 CB_RESET_DONE = "Reset: {answers} forgotten."
 CB_RESET_CANCELLED = "Cancelled: nothing was reset."
+TYPESET = "<i>The explanation, typeset.</i>"  # the caption of an explanation's formula picture
 
 # Callback answers: at most 200 characters each.
 CB_CORRECT = "✅ Correct!"
