@@ -4,6 +4,7 @@ refused untouched; a copy that does not read back the same is reported and rolle
 
 from __future__ import annotations
 
+import io
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,6 +16,7 @@ import pytest
 from bot.analysis.render_text import render_text
 from bot.bank.models import Bank
 from bot.cli import main
+from bot.commands.db import ProgressBar
 from bot.config import Settings
 from bot.domain.models import Learner
 from bot.practice.catalog import Catalog
@@ -241,3 +243,22 @@ def test_values_normalise_alike_from_either_driver() -> None:
     assert db_copy.normalised(True) == "i1"
     assert db_copy.normalised(0.1 + 0.2) == db_copy.normalised(0.3)
     assert db_copy.normalised(None) != db_copy.normalised("") != db_copy.normalised("N")
+
+
+class Terminal(io.StringIO):
+    """stderr as a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_redraws_in_place_on_a_terminal_and_ends_each_table_on_a_line() -> None:
+    out = Terminal()
+    bar = ProgressBar(out)
+    bar("answers", 0, 4)
+    bar("answers", 4, 4)
+    bar("inbox", 0, 0)
+    lines = out.getvalue().split("\n")
+    assert lines[0].startswith("\r  answers") and "[" + "." * 30 + "] 0/4" in lines[0]
+    assert lines[0].endswith("\r  answers                [" + "#" * 30 + "] 4/4")
+    assert lines[1] == "\r  inbox                  [" + "#" * 30 + "] 0/0" and lines[2] == ""

@@ -32,6 +32,7 @@ from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage import practice_sql as sql
 from bot.storage.factory import open_database
+from bot.storage.port import DatabaseBusy
 from tests.bench.bench_answers import TOKEN4, shown
 from tests.pg_server import PgServer, running
 
@@ -62,7 +63,8 @@ def server_cpu(server: PgServer) -> float:
 
 
 async def one_run(url: str, catalog: Catalog, in_flight: int, server: PgServer | None) -> Any:
-    """Seed and answer N deliveries on `url`; (answers/s, process CPU s, server CPU s)."""
+    """Seed and answer N deliveries on `url`; (answers/s, process CPU s, server CPU s, answers
+    refused as busy: conflicts that outlasted the store's retries)."""
     bank = catalog.bank(None)
     questions = [q for q in bank.questions.values() if q.kind.value == "single"]
     async with open_database(url) as db:
@@ -85,10 +87,17 @@ async def one_run(url: str, catalog: Catalog, in_flight: int, server: PgServer |
 
         seeded = await db.write(seed)
         gate = asyncio.Semaphore(in_flight)
+        busy = 0
 
         async def answer(did: int, learner: Learner, option: int) -> None:
+            nonlocal busy
             async with gate:
-                await service.answer(did, learner, learner.id, frozenset({option}), token=TOKEN4)
+                try:
+                    await service.answer(
+                        did, learner, learner.id, frozenset({option}), token=TOKEN4
+                    )
+                except DatabaseBusy:  # what a learner would be told: try again
+                    busy += 1
 
         server_before = server_cpu(server) if server is not None else 0.0
         wall, cpu = time.perf_counter(), time.process_time()
@@ -96,8 +105,8 @@ async def one_run(url: str, catalog: Catalog, in_flight: int, server: PgServer |
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         server_spent = server_cpu(server) - server_before if server is not None else 0.0
         count = await db.fetchone("SELECT COUNT(*) FROM answers")
-    assert count[0] == N, f"answers recorded: {count[0]}/{N}"
-    return N / wall, cpu, server_spent
+    assert count[0] == N - busy, f"answers recorded: {count[0]}/{N}, {busy} busy"
+    return N / wall, cpu, server_spent, busy
 
 
 def new_pg_database(server: PgServer, name: str) -> str:
@@ -124,14 +133,17 @@ def main() -> None:
                 for backend in ("sqlite", "postgres"):
                     if backend == "sqlite":
                         url = f"sqlite:///{Path(tmp) / f'a{in_flight}_{rep}.sqlite3'}"
-                        rate, cpu, spent = asyncio.run(one_run(url, catalog, in_flight, None))
+                        rate, cpu, _, busy = asyncio.run(one_run(url, catalog, in_flight, None))
                     else:
                         url = new_pg_database(server, f"b{in_flight}_{rep}")
-                        rate, cpu, spent = asyncio.run(one_run(url, catalog, in_flight, server))
+                        rate, cpu, spent, busy = asyncio.run(
+                            one_run(url, catalog, in_flight, server)
+                        )
                         figures.setdefault("postgres server CPU µs/answer", []).append(
                             spent / N * 1e6
                         )
                     figures.setdefault(f"{backend} answers/s", []).append(rate)
+                    figures.setdefault(f"{backend} answers refused busy", []).append(busy)
                     figures.setdefault(f"{backend} process CPU µs/answer", []).append(
                         cpu / N * 1e6
                     )
