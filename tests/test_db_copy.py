@@ -262,3 +262,10 @@ def test_the_progress_bar_redraws_in_place_on_a_terminal_and_ends_each_table_on_
     assert lines[0].startswith("\r  answers") and "[" + "." * 30 + "] 0/4" in lines[0]
     assert lines[0].endswith("\r  answers                [" + "#" * 30 + "] 4/4")
     assert lines[1] == "\r  inbox                  [" + "#" * 30 + "] 0/0" and lines[2] == ""
+
+
+def test_a_database_is_not_copied_onto_itself(tmp_path: Path) -> None:
+    path = tmp_path / "self.sqlite3"
+    with pytest.raises(db_copy.CopyRefused, match="the same database"):
+        db_copy.copy_database(f"sqlite:///{path}", str(tmp_path / "." / "self.sqlite3"))
+    assert not path.exists()  # refused before the target was migrated (created)

@@ -22,7 +22,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.storage.factory import connect_blocking, display_name, is_postgres, prepare_database
+from bot.storage.factory import (
+    connect_blocking,
+    display_name,
+    is_postgres,
+    prepare_database,
+    sqlite_path,
+)
 from bot.storage.port import Connection, StorageError
 
 BATCH_ROWS = 2000
@@ -295,23 +301,29 @@ def copy_database(
         raise StorageError(str(err).strip() or type(err).__name__) from err
 
 
+def same_database(a: str, b: str) -> bool:
+    """Whether two names are one database (a SQLite file by its resolved path)."""
+    if is_postgres(a) or is_postgres(b):
+        return display_name(a) == display_name(b)
+    return sqlite_path(a).resolve() == sqlite_path(b).resolve()
+
+
 def _copy(
     source_url: str, target_url: str, default_timezone: str, batch: int, progress: Progress | None
 ) -> CopyReport:
     started = time.perf_counter()
-    if display_name(source_url) == display_name(target_url):
+    if same_database(source_url, target_url):
         raise CopyRefused("the source and the target are the same database")
     migrations = prepare_database(target_url, default_timezone)
     source = Side(source_url, connect_blocking(source_url))
     try:
         target = Side(target_url, connect_blocking(target_url))
         try:
-            tables = check_schemas(source, target)
-            order = copy_order(target, tables)
             source.catalog.begin(write=False)
-            target.catalog.begin(write=True)
+            target.catalog.begin(write=True)  # the emptiness checked holds until the commit
             committed = False
             try:
+                order = copy_order(target, check_schemas(source, target))
                 copied = [_copy_table(source, target, t, batch, progress) for t in order]
                 verify(target, copied)
                 target.catalog.end(commit=True)

@@ -3,6 +3,7 @@ sequences, one snapshot to read from, rows streamed in batches from a server-sid
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -135,4 +136,6 @@ class PgCatalog:
                     return
                 yield batch
         finally:
-            self.conn.execute("CLOSE copy_rows")
+            # A transaction already failed has dropped the cursor with everything else.
+            with contextlib.suppress(psycopg.Error):
+                self.conn.execute("CLOSE copy_rows")
