@@ -117,6 +117,9 @@ class Catalog(Protocol):
     def pending_migrations(self) -> list[str]: ...
     def begin(self, *, write: bool) -> None: ...
     def end(self, *, commit: bool) -> None: ...
+    def insert(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None: ...
     def batches(self, select: str, size: int) -> Iterator[list[Any]]: ...
 
 
@@ -240,16 +243,12 @@ def _copy_table(
     total = source.count(table)
     if table in KEPT_BY_TRIGGERS:
         target.conn.execute(f"DELETE FROM {quoted(table)}")  # the triggers' rows, not the source's
-    insert = (
-        f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))})"
-        f" VALUES ({', '.join('?' for _ in columns)})"
-    )
     hasher = hashlib.sha256()
     done = 0
     if progress is not None:
         progress(table, 0, total)
     for rows in source.batches(table, columns, batch):
-        target.conn.executemany(insert, rows)
+        target.catalog.insert(table, columns, rows)
         row_digest(hasher, rows)
         done += len(rows)
         if progress is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bot.storage.port import Connection
@@ -105,6 +105,12 @@ class SqliteCatalog:
     def end(self, *, commit: bool) -> None:
         """Commit or roll back."""
         self.conn.execute("COMMIT" if commit else "ROLLBACK")
+
+    def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Add rows, one prepared statement run for each."""
+        names = ", ".join(map(quoted, columns))
+        marks = ", ".join("?" for _ in columns)
+        self.conn.executemany(f"INSERT INTO {quoted(table)} ({names}) VALUES ({marks})", rows)
 
     def batches(self, select: str, size: int) -> Iterator[list[Any]]:
         """The rows of one SELECT as plain tuples, `size` at a time, read as they are needed."""
