@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "bot.commands.simulate",
     "bot.commands.stats",
     "bot.commands.export",
+    "bot.commands.db",
 )
 
 

@@ -142,7 +142,8 @@ class Settings(BaseSettings):
     @classmethod
     def _database(cls, value: object) -> object:
         if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
-            return Path(value)
+            # `sqlite:///relative.db` and `sqlite:////abs.db` name the file after the prefix.
+            return Path(value.removeprefix("sqlite:///"))
         return value
 
     @field_validator("questions", mode="before")
