@@ -16,6 +16,7 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
+from bot.practice.fitting import MemoryFits
 from bot.practice.groups import GroupService
 from bot.practice.mock_service import MockService
 from bot.practice.question_reports import QuestionReports
@@ -39,6 +40,7 @@ class Core:
     readiness: ReadinessService
     guards: ChatGuards  # one result per button, group /quiz pace, /reset
     reports: QuestionReports  # learners' reports of a bad question
+    fits: MemoryFits  # the memory model fitted to the answers (run off the answer path)
 
 
 def build_core(
@@ -75,6 +77,7 @@ def build_core(
             min_open_s=s.group_min_open_seconds,
         ),
         reports=QuestionReports(db, clock),
+        fits=MemoryFits(db, clock),
     )
 
 

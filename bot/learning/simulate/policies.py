@@ -11,7 +11,8 @@ from bot.learning.blueprint import Blueprint
 from bot.learning.forgetting import QueueMode
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.queue import Learner, Today, choose_next
+from bot.learning.model import DEFAULT_MODEL, Model
+from bot.learning.queue import Learner, Today, choose_by_gain, choose_next
 
 LEITNER_DAYS = (1, 2, 4, 8, 16)  # box intervals; a right answer moves up a box, a wrong one to 1
 
@@ -27,6 +28,9 @@ class PolicyView:
     exam_date: dt.date | None = None
     today: Today | None = None
     mode: QueueMode = QueueMode.STANDARD  # the bank-wide forgetting check, as of this morning
+    model: Model = DEFAULT_MODEL  # the memory model fitted to the answers so far
+    fitted: dict[str, MemoryState] = field(default_factory=dict)  # memory under `model`
+    relearn: int = 0
 
 
 Policy = Callable[[Blueprint, PolicyView, dt.datetime, random.Random], str]
@@ -87,8 +91,27 @@ def engine_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: rand
     return pick.question_id
 
 
+def gain_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: random.Random) -> str:
+    """The greatest expected gain at a week (`bot.learning.queue.choose_by_gain`)."""
+    assert view.today is not None
+    learner = Learner(
+        memory=view.fitted,
+        today=view.today,
+        exam_date=view.exam_date,
+        misconceptions=view.misconceptions,
+        last_question_id=view.last_question_id,
+    )
+    pick = choose_by_gain(plan, learner, now, rng, view.model, relearn=view.relearn)
+    assert pick is not None
+    return pick.question_id
+
+
 POLICIES: dict[str, Policy] = {
     "engine": engine_policy,
+    "gain": gain_policy,
+    "gain-fit": gain_policy,
+    "gain-fit-r1": gain_policy,
+    "gain-fit-r3": gain_policy,
     "random": random_policy,
     "leitner": leitner_policy,
     "fsrs": fsrs_policy,

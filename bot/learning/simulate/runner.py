@@ -6,12 +6,14 @@ import datetime as dt
 import random
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.fit import MIN_BANK_REVIEWS, MIN_LEARNER_REVIEWS, Graded, fit
 from bot.learning.forgetting import ProbeTally, QueueMode, queue_mode
-from bot.learning.memory import Answer, review
+from bot.learning.memory import Answer, MemoryState, from_timestamp, review
 from bot.learning.misconceptions import after_answer
+from bot.learning.model import AGAIN, GOOD, Model
 from bot.learning.queue import Today
 from bot.learning.readiness import readiness
 from bot.learning.simulate.learner import LearnerParams, SimLearner
@@ -102,6 +104,8 @@ class _Run:
         self.learner = SimLearner(plan, cfg.truth, cfg.learner, random.Random(seed))
         self.rng = random.Random(seed + 7)
         self.view = PolicyView(exam_date=(START + dt.timedelta(days=cfg.exam_in)).date())
+        if cfg.policy.startswith("gain-fit-r"):
+            self.view.relearn = int(cfg.policy.removeprefix("gain-fit-r"))
         self.ready_after: int | None = None
         self.ready_day: int | None = None
         self.answered = 0
@@ -109,6 +113,7 @@ class _Run:
         self.brier: list[float] = []
         self.exam_score = 0.0
         self.coverage = 0.0
+        self.history: list[Graded] = []
 
     def practise(self, day: int) -> None:
         """One morning's answers, then (within the run's days) the day's readiness check."""
@@ -123,6 +128,8 @@ class _Run:
             chosen, correct = learner.answer(qid, _days(now))
             new_today += qid not in view.memory
             view.memory[qid] = review(view.memory.get(qid), Answer(qid, now, correct))
+            view.fitted[qid] = restate(view.fitted.get(qid), view.memory[qid], view.model)
+            self.history.append(Graded(qid, now.timestamp(), correct))
             view.misconceptions.update(
                 after_answer(view.misconceptions, plan.questions[qid], chosen, now)
             )
@@ -187,10 +194,58 @@ def run_learners(
         mode = queue_mode(tally, plan.mean_chance)
         if on_day is not None:
             on_day(day, tally, mode)
+        if cfg.policy.startswith("gain-fit") and day % FIT_EVERY == 0 and day > 0:
+            refit(runs)
         for r in active:
             r.view.mode = mode
             r.practise(day)
     return [r.outcome() for r in runs]
+
+
+FIT_EVERY = 3  # days between two fits of the memory model in a gain-fit run
+
+
+def restate(before: MemoryState | None, state: MemoryState, model: Model) -> MemoryState:
+    """`state` (the default model's, after an answer) with stability and difficulty under
+    `model` instead, from `before` (the state under `model` before that answer)."""
+    grade = GOOD if state.last_correct else AGAIN
+    if before is None:
+        s, d = model.first(grade)
+    else:
+        days = (state.last_review - before.last_review).days
+        s, d = model.next(before.stability, before.difficulty, days, grade)
+    return replace(state, stability=s, difficulty=d)
+
+
+def refit(runs: list[_Run]) -> None:
+    """Fit the memory model on every learner's answers (pooled, then per learner with
+    enough) and restate each learner's memory under the model it is on."""
+    pooled = fit([r.history for r in runs], MIN_BANK_REVIEWS)
+    for r in runs:
+        own = fit([r.history], MIN_LEARNER_REVIEWS)
+        chosen = own or pooled
+        if chosen is None:
+            continue
+        model = Model(chosen.weights)
+        r.view.model = model
+        r.view.fitted = {}
+        for g in r.history:
+            state = r.view.memory[g.question_id]
+            prev = r.view.fitted.get(g.question_id)
+            at = from_timestamp(g.at)
+            s = (
+                model.first(GOOD if g.correct else AGAIN)
+                if prev is None
+                else model.next(
+                    prev.stability,
+                    prev.difficulty,
+                    (at - prev.last_review).days,
+                    GOOD if g.correct else AGAIN,
+                )
+            )
+            r.view.fitted[g.question_id] = replace(
+                state, stability=s[0], difficulty=s[1], last_review=at, last_correct=g.correct
+            )
 
 
 def run_policy(plan: Blueprint, cfg: SimConfig) -> PolicyReport:
