@@ -192,3 +192,55 @@ async def test_a_failing_or_slow_fit_keeps_the_last_good_weights_and_logs_one_li
             assert await db.read(lambda c: bank_params(c, BANK)) == good
         await asyncio.sleep(0.5)  # the slow fit's thread ends; what it found is dropped
         assert await db.read(lambda c: bank_params(c, BANK)) == good
+
+
+async def test_admins_stats_name_the_weights_and_the_bot_schedules_the_fit(
+    tmp_path: Path,
+) -> None:
+    from bot.storage.fit_sql import save_params
+    from bot.telegram.fit_job import FIT_JOB, fit_all
+    from tests.botharness import running_bot
+
+    boss, ann = factories.user(900, "Boss"), factories.user(701, "Ann")
+    async with running_bot(tmp_path, admins=frozenset({900})) as h:
+        assert h.app.job_queue is not None
+        assert len(h.app.job_queue.get_jobs_by_name(FIT_JOB)) == 1
+
+        async def stats_of(user: factories.JSON) -> str:
+            await h.feed(factories.command("/stats", user, factories.private_chat(user)))
+            last = h.api.last_message(int(user["id"])) or {}
+            return str(last.get("text") or last.get("caption") or "")
+
+        assert "Memory model: FSRS-6 defaults (no fit yet)" in await stats_of(boss)
+        assert "Memory model" not in await stats_of(ann)
+        bank_id = next(iter(h.services.catalog.banks))
+        weights = tuple(DEFAULT_MODEL.w)
+        await h.services.db.write(lambda c: save_params(c, bank_id, 0, weights, 321, NOW))
+        shown = await stats_of(boss)
+        assert "fitted to the bank's learners pooled, version 1, 321 reviews" in shown
+        await fit_all(h.services)  # too few answers to fit: the stored weights stay
+        assert "version 1, 321 reviews" in await stats_of(boss)
+
+
+def test_fit_command_fits_every_bank_and_stats_names_the_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from bot.cli import main
+
+    db = tmp_path / "s.sqlite3"
+    monkeypatch.setenv("QUIZBOT_DB", str(db))
+    monkeypatch.chdir(tmp_path)
+    assert main(["fit"]) == 2  # no database yet
+    assert "no database" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "--mock", "--short"]) == 0
+    capsys.readouterr()
+    assert main(["fit"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out and all(
+        o.endswith(": too few reviews for a pooled fit; 0 learner(s) with their own") for o in out
+    )
+    assert main(["stats", "--user", "0"]) == 0
+    assert "Memory model: FSRS-6 defaults (no fit yet)" in capsys.readouterr().out

@@ -383,6 +383,7 @@ def choose_by_gain(
     model: Model,
     settings: QueueSettings = DEFAULT_SETTINGS,
     relearn: int = 0,
+    probe_share: int = 0,
 ) -> Pick | None:
     """The next question: a due misconception re-test, else the greatest expected gain."""
     if learner.topic is None:
@@ -399,6 +400,10 @@ def choose_by_gain(
         again = to_relearn(learner.memory, spaced or pool, now, relearn, relearn + 1)
         if again is not None:
             return Pick(again, Reason.RELEARN)
+    if probe_share:
+        probe = probe_to_ask(learner.memory, pool, now, probe_share)
+        if probe is not None:
+            return Pick(probe, Reason.REVIEW)
     if learner.misconceptions:
         retest = _retest(plan, learner, pool, now, settings, rng)
         if retest is not None:

@@ -31,6 +31,7 @@ class PolicyView:
     model: Model = DEFAULT_MODEL  # the memory model fitted to the answers so far
     fitted: dict[str, MemoryState] = field(default_factory=dict)  # memory under `model`
     relearn: int = 0
+    probe: bool = False
 
 
 Policy = Callable[[Blueprint, PolicyView, dt.datetime, random.Random], str]
@@ -101,7 +102,11 @@ def gain_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: random
         misconceptions=view.misconceptions,
         last_question_id=view.last_question_id,
     )
-    pick = choose_by_gain(plan, learner, now, rng, view.model, relearn=view.relearn)
+    relearn = view.relearn
+    if view.relearn < 0:  # the bank-wide forgetting check decides
+        relearn = 3 if view.mode is QueueMode.RELEARN else 0
+    probe = 8 if view.probe else 0
+    pick = choose_by_gain(plan, learner, now, rng, view.model, relearn=relearn, probe_share=probe)
     assert pick is not None
     return pick.question_id
 
@@ -111,6 +116,10 @@ POLICIES: dict[str, Policy] = {
     "gain": gain_policy,
     "gain-fit": gain_policy,
     "gain-fit-r1": gain_policy,
+    "gain-mode": gain_policy,
+    "gain-probe-mode": gain_policy,
+    "gain-fit-probe-mode": gain_policy,
+    "gain-fit-mode": gain_policy,
     "gain-fit-r3": gain_policy,
     "random": random_policy,
     "leitner": leitner_policy,

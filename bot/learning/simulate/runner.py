@@ -104,7 +104,10 @@ class _Run:
         self.learner = SimLearner(plan, cfg.truth, cfg.learner, random.Random(seed))
         self.rng = random.Random(seed + 7)
         self.view = PolicyView(exam_date=(START + dt.timedelta(days=cfg.exam_in)).date())
-        if cfg.policy.startswith("gain-fit-r"):
+        if cfg.policy.endswith("-mode"):
+            self.view.relearn = -1
+            self.view.probe = "-probe" in cfg.policy
+        elif cfg.policy.startswith("gain-fit-r"):
             self.view.relearn = int(cfg.policy.removeprefix("gain-fit-r"))
         self.ready_after: int | None = None
         self.ready_day: int | None = None
