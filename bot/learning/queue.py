@@ -21,7 +21,6 @@ from bot.learning.memory import (
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.model import AGAIN, GOOD, Model
 from bot.learning.queue_modes import (
     most_at_risk,
     most_valuable,
@@ -138,7 +137,7 @@ def _prefer_other_topic(plan: Blueprint, ids: Sequence[str], last: str | None) -
     return other or list(ids)
 
 
-def _retest(
+def misconception_retest(
     plan: Blueprint,
     learner: Learner,
     pool_ids: Iterable[str],
@@ -146,6 +145,8 @@ def _retest(
     s: QueueSettings,
     rng: random.Random,
 ) -> str | None:
+    """A question re-testing an active misconception met before today and at least
+    `retest_after_hours` ago, in another wording than the one that activated it; None if none."""
     waited = dt.timedelta(hours=s.retest_after_hours)
     due = [
         m
@@ -263,7 +264,7 @@ def choose_next(
     # memories last, its questions met and explained stay answered from memory, and the
     # exam share at risk (below) brings any of them back once it is being forgotten.
     if learner.misconceptions and not cover:
-        retest = _retest(plan, learner, pool, now, s, rng)
+        retest = misconception_retest(plan, learner, pool, now, s, rng)
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
@@ -316,97 +317,3 @@ def _most_urgent(
         for i, q in enumerate(ranked)
     ]
     return ranked[min(keys)[3]]
-
-
-# How far ahead the queue plans: "ready" is a score that holds a week without study.
-PLAN_DAYS = 7.0
-
-
-def plan_days(learner: Learner) -> float:
-    """Days ahead at which the queue maximises recall: a week, or the exam if it is sooner."""
-    if learner.exam_date is None:
-        return PLAN_DAYS
-    left = (learner.exam_date - learner.today.date).days
-    return PLAN_DAYS if left <= 0 else min(PLAN_DAYS, float(left))
-
-
-def greatest_gain(
-    plan: Blueprint,
-    learner: Learner,
-    pool: Sequence[str],
-    now: dt.datetime,
-    model: Model,
-    rng: random.Random,
-) -> str:
-    """The question whose answer now adds most to the exam score expected `plan_days` ahead.
-
-    For a met question with recall p now: after = p·R(T, S if right) + (1 − p)·R(T, S if
-    wrong), and the gain is (after − R(T, S now)) × its exam share; for a new one, the same
-    with FSRS's first stabilities and p the learner's first-attempt rate in its topic."""
-    memory = learner.memory
-    horizon = plan_days(learner)
-    now_us = micros(now)
-    standing = topic_standing(plan, memory)
-    prior = {t: standing(t)[1] for t in plan.by_topic}
-    recall, after_answer = model.recall, model.next
-    s_ok, _ = model.first(GOOD)
-    s_bad, _ = model.first(AGAIN)
-    new_after = {
-        t: p * recall(horizon, s_ok) + (1 - p) * recall(horizon, s_bad) for t, p in prior.items()
-    }
-    value, topic_of = plan.value, plan.topic_by_question
-    best, best_gain = pool[0], -math.inf
-    for q in pool:
-        state = memory.get(q)
-        if state is None:
-            gain = new_after[topic_of[q]]
-        else:
-            elapsed = (now_us - state.last_us) / 86_400e6
-            s, d = state.stability, state.difficulty
-            p = recall(elapsed, s)
-            days = int(elapsed)
-            up, _ = after_answer(s, d, days, GOOD)
-            down, _ = after_answer(s, d, days, AGAIN)
-            gain = p * recall(horizon, up) + (1 - p) * recall(horizon, down)
-            gain -= recall(elapsed + horizon, s)
-        gain = gain * value[q] + 1e-12 * rng.random()
-        if gain > best_gain:
-            best, best_gain = q, gain
-    return best
-
-
-def choose_by_gain(
-    plan: Blueprint,
-    learner: Learner,
-    now: dt.datetime,
-    rng: random.Random,
-    model: Model,
-    settings: QueueSettings = DEFAULT_SETTINGS,
-    relearn: int = 0,
-    probe_share: int = 0,
-) -> Pick | None:
-    """The next question: a due misconception re-test, else the greatest expected gain."""
-    if learner.topic is None:
-        pool = list(plan.in_order)
-    else:
-        pool = list(plan.in_order_by_topic.get(learner.topic, ()))
-    if len(pool) > 1 and learner.last_question_id in pool:
-        pool.remove(learner.last_question_id)
-    if not pool:
-        return None
-    if relearn:
-        recent = recently_answered(learner.memory, settings.relearn_spacing)
-        spaced = [q for q in pool if q not in recent]
-        again = to_relearn(learner.memory, spaced or pool, now, relearn, relearn + 1)
-        if again is not None:
-            return Pick(again, Reason.RELEARN)
-    if probe_share:
-        probe = probe_to_ask(learner.memory, pool, now, probe_share)
-        if probe is not None:
-            return Pick(probe, Reason.REVIEW)
-    if learner.misconceptions:
-        retest = _retest(plan, learner, pool, now, settings, rng)
-        if retest is not None:
-            return Pick(retest, Reason.MISCONCEPTION)
-    q = greatest_gain(plan, learner, pool, now, model, rng)
-    return Pick(q, Reason.NEW if q not in learner.memory else Reason.REVIEW)

@@ -6,16 +6,16 @@ import datetime as dt
 import random
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.fit import MIN_BANK_REVIEWS, MIN_LEARNER_REVIEWS, Graded, fit
+from bot.learning.fit import Graded
 from bot.learning.forgetting import ProbeTally, QueueMode, queue_mode
-from bot.learning.memory import Answer, MemoryState, from_timestamp, review
+from bot.learning.memory import Answer, review
 from bot.learning.misconceptions import after_answer
-from bot.learning.model import AGAIN, GOOD, Model
 from bot.learning.queue import Today
 from bot.learning.readiness import readiness
+from bot.learning.simulate.gain import CANDIDATES, FIT_EVERY, refitted, replayed, restate
 from bot.learning.simulate.learner import LearnerParams, SimLearner
 from bot.learning.simulate.policies import LEITNER_DAYS, POLICIES, PolicyView
 
@@ -104,11 +104,6 @@ class _Run:
         self.learner = SimLearner(plan, cfg.truth, cfg.learner, random.Random(seed))
         self.rng = random.Random(seed + 7)
         self.view = PolicyView(exam_date=(START + dt.timedelta(days=cfg.exam_in)).date())
-        if cfg.policy.endswith("-mode"):
-            self.view.relearn = -1
-            self.view.probe = "-probe" in cfg.policy
-        elif cfg.policy.startswith("gain-fit-r"):
-            self.view.relearn = int(cfg.policy.removeprefix("gain-fit-r"))
         self.ready_after: int | None = None
         self.ready_day: int | None = None
         self.answered = 0
@@ -116,7 +111,7 @@ class _Run:
         self.brier: list[float] = []
         self.exam_score = 0.0
         self.coverage = 0.0
-        self.history: list[Graded] = []
+        self.candidate = CANDIDATES.get(cfg.policy)
 
     def practise(self, day: int) -> None:
         """One morning's answers, then (within the run's days) the day's readiness check."""
@@ -131,8 +126,9 @@ class _Run:
             chosen, correct = learner.answer(qid, _days(now))
             new_today += qid not in view.memory
             view.memory[qid] = review(view.memory.get(qid), Answer(qid, now, correct))
-            view.fitted[qid] = restate(view.fitted.get(qid), view.memory[qid], view.model)
-            self.history.append(Graded(qid, now.timestamp(), correct))
+            if self.candidate is not None:
+                view.fitted[qid] = restate(view.fitted.get(qid), view.memory[qid], view.model)
+                view.history.append(Graded(qid, now.timestamp(), correct))
             view.misconceptions.update(
                 after_answer(view.misconceptions, plan.questions[qid], chosen, now)
             )
@@ -197,58 +193,22 @@ def run_learners(
         mode = queue_mode(tally, plan.mean_chance)
         if on_day is not None:
             on_day(day, tally, mode)
-        if cfg.policy.startswith("gain-fit") and day % FIT_EVERY == 0 and day > 0:
-            refit(runs)
+        candidate = CANDIDATES.get(cfg.policy)
+        if candidate is not None and candidate.fitted and day > 0 and day % FIT_EVERY == 0:
+            _refit(runs)
         for r in active:
             r.view.mode = mode
             r.practise(day)
     return [r.outcome() for r in runs]
 
 
-FIT_EVERY = 3  # days between two fits of the memory model in a gain-fit run
-
-
-def restate(before: MemoryState | None, state: MemoryState, model: Model) -> MemoryState:
-    """`state` (the default model's, after an answer) with stability and difficulty under
-    `model` instead, from `before` (the state under `model` before that answer)."""
-    grade = GOOD if state.last_correct else AGAIN
-    if before is None:
-        s, d = model.first(grade)
-    else:
-        days = (state.last_review - before.last_review).days
-        s, d = model.next(before.stability, before.difficulty, days, grade)
-    return replace(state, stability=s, difficulty=d)
-
-
-def refit(runs: list[_Run]) -> None:
-    """Fit the memory model on every learner's answers (pooled, then per learner with
-    enough) and restate each learner's memory under the model it is on."""
-    pooled = fit([r.history for r in runs], MIN_BANK_REVIEWS)
-    for r in runs:
-        own = fit([r.history], MIN_LEARNER_REVIEWS)
-        chosen = own or pooled
-        if chosen is None:
-            continue
-        model = Model(chosen.weights)
-        r.view.model = model
-        r.view.fitted = {}
-        for g in r.history:
-            state = r.view.memory[g.question_id]
-            prev = r.view.fitted.get(g.question_id)
-            at = from_timestamp(g.at)
-            s = (
-                model.first(GOOD if g.correct else AGAIN)
-                if prev is None
-                else model.next(
-                    prev.stability,
-                    prev.difficulty,
-                    (at - prev.last_review).days,
-                    GOOD if g.correct else AGAIN,
-                )
-            )
-            r.view.fitted[g.question_id] = replace(
-                state, stability=s[0], difficulty=s[1], last_review=at, last_correct=g.correct
-            )
+def _refit(runs: list[_Run]) -> None:
+    # The memory model fitted to everyone's answers so far, each learner's memory restated.
+    models = refitted([r.view.history for r in runs])
+    for r, model in zip(runs, models, strict=True):
+        if model is not None:
+            r.view.model = model
+            r.view.fitted = replayed(r.view.history, r.view.memory, model)
 
 
 def run_policy(plan: Blueprint, cfg: SimConfig) -> PolicyReport:
