@@ -4,9 +4,10 @@ their own, kept across a restart and a /reset; a failing or slow fit keeps the l
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import os
 import random
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from bot.commands.fit import line
 from bot.learning.fit import DAY_SECONDS, Fitted, Graded, fit, items
 from bot.learning.model import AGAIN, DEFAULT_MODEL, GOOD, Model
 from bot.practice.clock import FakeClock
-from bot.practice.fitting import Fitter, MemoryFits, describe
+from bot.practice.fitting import MemoryFits, describe
 from bot.storage import abuse_sql
 from bot.storage.factory import open_database
 from bot.storage.fit_sql import BANK_SCOPE, bank_params, params_for
@@ -100,31 +101,36 @@ def _answers(path: Path, user: int, count: int) -> None:
         conn.commit()
 
 
-def fake_fitter(calls: list[int]) -> Fitter:
-    """A fit that gives weights naming how many learners it saw (pooled: more than one)."""
+def fake_fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
+    """A fit that gives weights naming how many learners it saw (pooled: more than one) and
+    the process it ran in."""
+    answered = sum(len(h) for h in histories)
+    if answered < min_reviews:
+        return None
+    weights = list(DEFAULT_MODEL.w)
+    weights[0], weights[1] = 0.1 * len(histories), float(os.getpid())
+    return Fitted(tuple(weights), answered)
 
-    def fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
-        calls.append(len(histories))
-        answered = sum(len(h) for h in histories)
-        if answered < min_reviews:
-            return None
-        weights = list(DEFAULT_MODEL.w)
-        weights[0] = 0.1 * len(histories)
-        return Fitted(tuple(weights), answered)
 
-    return fitter
+def broken(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
+    raise RuntimeError("optimizer diverged")
+
+
+def slow(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
+    time.sleep(30)
+    return Fitted(tuple(DEFAULT_MODEL.w), 1)
 
 
 async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path: Path) -> None:
     path = tmp_path / "fit.sqlite3"
     async with open_database(path) as db:
-        fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter([]))
+        fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter)
         assert await fits.params_for(ANN, BANK) is None
         assert describe(None) == "Memory model: FSRS-6 defaults (no fit yet)"
     _answers(path, ANN, 450)  # enough for their own fit
     _answers(path, BOB, 30)  # not enough: the bank's
     async with open_database(path) as db:
-        fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter([]))
+        fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter)
         outcome = await fits.fit_bank(BANK)
         assert (outcome.pooled_version, outcome.learners, outcome.failed) == (1, 1, False)
         assert line(outcome) == "learn: pooled weights version 1; 1 learner(s) with their own"
@@ -133,6 +139,9 @@ async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path
         assert bob is not None and bob.pooled and bob.weights[0] == pytest.approx(0.2)
         assert cat == bob  # no history at all: the bank's
         assert (bob.version, bob.reviews) == (1, 480)
+        # The fit ran in another process: the optimizer holds the GIL while it runs, so in
+        # this one it would hold up every answer for as long.
+        assert bob.weights[1] != os.getpid()
         assert describe(bob) == (
             "Memory model: fitted to the bank's learners pooled, version 1, 480 reviews"
         )
@@ -148,7 +157,7 @@ async def test_weights_survive_a_restart_and_a_reset(tmp_path: Path) -> None:
         pass
     _answers(path, ANN, 450)
     async with open_database(path) as db:
-        await MemoryFits(db, FakeClock(NOW), fitter=fake_fitter([])).fit_bank(BANK)
+        await MemoryFits(db, FakeClock(NOW), fitter=fake_fitter).fit_bank(BANK)
     async with open_database(path) as db:  # a restart
         before = await db.read(lambda c: bank_params(c, BANK))
         assert [p.user_id for p in before] == [BANK_SCOPE, ANN]
@@ -167,31 +176,25 @@ async def test_a_failing_or_slow_fit_keeps_the_last_good_weights_and_logs_one_li
         pass
     _answers(path, ANN, 450)
 
-    def broken(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
-        raise RuntimeError("optimizer diverged")
-
-    def slow(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
-        import time
-
-        time.sleep(0.5)
-        return Fitted(tuple(DEFAULT_MODEL.w), 1)
-
     async with open_database(path) as db:
         clock = FakeClock(NOW)
-        await MemoryFits(db, clock, fitter=fake_fitter([])).fit_bank(BANK)
+        await MemoryFits(db, clock, fitter=fake_fitter).fit_bank(BANK)
         good = await db.read(lambda c: bank_params(c, BANK))
-        for fitter, reason in ((broken, "failed: RuntimeError"), (slow, "timed out")):
+        for fitter, reason, limit in (
+            (broken, "failed: RuntimeError", 60.0),
+            (slow, "timed out", 3.0),
+        ):
             caplog.clear()
             with caplog.at_level(logging.WARNING, logger="bot.practice.fitting"):
-                outcome = await MemoryFits(db, clock, fitter=fitter, timeout_s=0.05).fit_bank(BANK)
+                outcome = await MemoryFits(db, clock, fitter=fitter, timeout_s=limit).fit_bank(
+                    BANK
+                )
             assert outcome.failed and outcome.pooled_version is None
             assert line(outcome) == "learn: fit failed; the last good weights stay in use"
             assert len(caplog.records) == 1, caplog.records
             assert reason in caplog.records[0].getMessage()
             assert "keeping the last good weights" in caplog.records[0].getMessage()
             assert await db.read(lambda c: bank_params(c, BANK)) == good
-        await asyncio.sleep(0.5)  # the slow fit's thread ends; what it found is dropped
-        assert await db.read(lambda c: bank_params(c, BANK)) == good
 
 
 async def test_admins_stats_name_the_weights_and_the_bot_schedules_the_fit(

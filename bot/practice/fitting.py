@@ -1,7 +1,8 @@
 """Fitting the memory model off the answer path: read a bank's answers, fit FSRS-6 weights
 pooled over its learners and per learner with enough reviews (`bot.learning.fit`), store them
 as a new version (`memory_params`). Run by a scheduled job (bot.telegram.fit_job) and by
-`quizbot fit`; an answer never waits for it, and only reads what it stored.
+`quizbot fit`; an answer never waits for it. The study queue does not plan with the weights
+yet (docs/panel.md has the measurements of a rule that did).
 
 A fit that fails or runs out of time stores nothing: the last good weights stay in use, and
 one log line says why."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +37,16 @@ class FitOutcome:
     pooled_version: int | None
     learners: int
     failed: bool = False
+
+
+def _in_subprocess(
+    by_learner: dict[int, list[Graded]], fitter: Fitter, timeout_s: float
+) -> tuple[Fitted | None, dict[int, Fitted]]:
+    # The optimizer holds the GIL for as long as it runs (seconds on a large bank): in a
+    # thread it would stall the event loop and every answer with it. A spawned process (not
+    # a fork of a process with threads) runs it; leaving the pool terminates it on a timeout.
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply_async(_fit_all, (by_learner, fitter)).get(timeout_s)
 
 
 def _fit_all(
@@ -66,12 +78,12 @@ class MemoryFits:
         """Fit one bank's weights and store them; on a failure or timeout store nothing."""
         by_learner = await self.db.read(lambda c: fit_sql.answers_by_learner(c, bank_id))
         try:
-            # In a worker thread: the optimizer holds the CPU for seconds on a large bank.
-            pooled, own = await asyncio.wait_for(
-                asyncio.to_thread(_fit_all, by_learner, self.fitter), self.timeout_s
+            pooled, own = await asyncio.to_thread(
+                _in_subprocess, by_learner, self.fitter, self.timeout_s
             )
         except Exception as err:  # the optimizer's errors, or the timeout
-            reason = "timed out" if isinstance(err, TimeoutError) else f"failed: {err!r}"
+            late = isinstance(err, TimeoutError | multiprocessing.TimeoutError)
+            reason = "timed out" if late else f"failed: {err!r}"
             log.warning("memory fit of bank %s %s; keeping the last good weights", bank_id, reason)
             return FitOutcome(bank_id, None, 0, failed=True)
         now = self.clock.now()

@@ -104,7 +104,7 @@ async def stats(update: Update, context: QuizContext) -> None:
         )
         text = f"{text}\n\n{wrong_ideas}" if wrong_ideas else text
     if user.id in services.settings.admins:
-        # Operators see which memory model the queue plans with for them.
+        # Operators see which fitted memory model they are on (their own, the bank's, none).
         params = await services.fits.params_for(user.id, report.bank_id)
         text = f"{text}\n\n<i>{esc(describe(params))}</i>"
     if not result.answered:
