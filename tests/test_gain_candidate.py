@@ -75,3 +75,20 @@ def test_the_rule_plans_a_week_ahead_or_to_a_sooner_exam() -> None:
     assert plan_days(_learner({}, T0)) == 7.0
     assert plan_days(_learner({}, T0, (T0 + 3 * DAY).date())) == 3.0
     assert plan_days(_learner({}, T0, (T0 - DAY).date())) == 7.0  # past: a week
+
+
+def test_the_panel_table_gives_a_candidate_run_beside_the_queue_a_column() -> None:
+    from bot.learning.simulate.panel import Cell, CellResult, markdown
+
+    runs = {"engine": [300.0], "fsrs": [400.0], "leitner": [500.0], "random": [600.0]}
+    result = CellResult(
+        Cell("half-life", "csv-240", 20, 14), runs | {"gain-fit": [350.0]}, 4.0, 0.1
+    )
+    header, _, row = markdown([result]).splitlines()
+    assert header.endswith("| Brier | gain-fit |")
+    assert (
+        row
+        == "| half-life | csv-240 | 20 | 14 | 300 | 400 | 500 | 600 | 0.75 | 4.0 | 0.100 | 350 |"
+    )
+    plain = markdown([CellResult(result.cell, runs, None, None)]).splitlines()
+    assert plain[0].endswith("| Brier |") and plain[2].endswith("| - | - |")
