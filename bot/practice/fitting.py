@@ -77,6 +77,8 @@ class MemoryFits:
     async def fit_bank(self, bank_id: str) -> FitOutcome:
         """Fit one bank's weights and store them; on a failure or timeout store nothing."""
         by_learner = await self.db.read(lambda c: fit_sql.answers_by_learner(c, bank_id))
+        if sum(map(len, by_learner.values())) < min(MIN_BANK_REVIEWS, MIN_LEARNER_REVIEWS):
+            return FitOutcome(bank_id, None, 0)  # fewer answers than any fit needs reviews
         try:
             pooled, own = await asyncio.to_thread(
                 _in_subprocess, by_learner, self.fitter, self.timeout_s
