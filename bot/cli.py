@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "bot.commands.report",  # after bot.commands.bank: it adds `validate --stats`
     "bot.commands.simulate",
     "bot.commands.stats",
+    "bot.commands.fit",
     "bot.commands.export",
     "bot.commands.db",
 )

@@ -113,6 +113,7 @@ REVIEWED = {
     "learner_runs": "kept: the latest run of learner_days, which stays (kept by its triggers)",
     "member_totals": "kept: a group's leaderboard is the group's record",
     "question_reports": "kept: a report is about the question, and still counts once",
+    "memory_params": "kept: fitted weights describe how the learner's memory works",
 }
 
 

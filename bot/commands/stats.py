@@ -15,8 +15,10 @@ from bot.config import Settings
 from bot.plural import plural
 from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
+from bot.practice.fitting import describe
 from bot.practice.readiness_service import ReadinessReport, render_stats_chart
 from bot.storage.factory import sqlite_path
+from bot.storage.fit_sql import StoredParams
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,10 +42,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     db_path = args.db or sqlite_path(settings.db)
     if not db_path.is_file():
         return fail(f"no database at {db_path}")
-    report = asyncio.run(
+    report, params = asyncio.run(
         _report(catalog, db_path, args.user, args.bank, settings.default_timezone)
     )
     print_report(report, sys.stdout)
+    print(describe(params))
     if args.png is not None:
         args.png.write_bytes(render_stats_chart(report))
         print(f"chart written to {args.png}")
@@ -52,11 +55,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 async def _report(
     catalog: Catalog, db_path: Path, user: int, bank: str | None, zone: str
-) -> ReadinessReport:
+) -> tuple[ReadinessReport, StoredParams | None]:
     async with open_core(
         catalog, db_path, Settings.model_construct(default_timezone=zone)
     ) as core:
-        return await core.readiness.report(user, bank)
+        report = await core.readiness.report(user, bank)
+        return report, await core.fits.params_for(user, report.bank_id)
 
 
 def print_report(report: ReadinessReport, out: TextIO) -> None:

@@ -137,7 +137,7 @@ def _prefer_other_topic(plan: Blueprint, ids: Sequence[str], last: str | None) -
     return other or list(ids)
 
 
-def _retest(
+def misconception_retest(
     plan: Blueprint,
     learner: Learner,
     pool_ids: Iterable[str],
@@ -145,6 +145,8 @@ def _retest(
     s: QueueSettings,
     rng: random.Random,
 ) -> str | None:
+    """A question re-testing an active misconception met before today and at least
+    `retest_after_hours` ago, in another wording than the one that activated it; None if none."""
     waited = dt.timedelta(hours=s.retest_after_hours)
     due = [
         m
@@ -262,7 +264,7 @@ def choose_next(
     # memories last, its questions met and explained stay answered from memory, and the
     # exam share at risk (below) brings any of them back once it is being forgotten.
     if learner.misconceptions and not cover:
-        retest = _retest(plan, learner, pool, now, s, rng)
+        retest = misconception_retest(plan, learner, pool, now, s, rng)
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
     # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.

@@ -16,6 +16,7 @@ from bot.config import Settings
 from bot.practice.catalog import Catalog
 from bot.practice.chat_guards import ChatGuards
 from bot.practice.clock import Clock, SystemClock
+from bot.practice.fitting import MemoryFits
 from bot.practice.groups import GroupService
 from bot.practice.media_files import MediaFiles
 from bot.practice.mock_service import MockService
@@ -41,6 +42,7 @@ class Core:
     guards: ChatGuards  # one result per button, group /quiz pace, /reset
     reports: QuestionReports  # learners' reports of a bad question
     media: MediaFiles  # file_ids of uploaded pictures (question images, formulas)
+    fits: MemoryFits  # the memory model fitted to the answers (run off the answer path)
 
 
 def build_core(
@@ -78,6 +80,7 @@ def build_core(
         ),
         reports=QuestionReports(db, clock),
         media=MediaFiles(db, clock),
+        fits=MemoryFits(db, clock),
     )
 
 

@@ -26,7 +26,7 @@ from bot.schedule.push import PushService, push_rate, push_window
 from bot.schedule.ticker import Ticker
 from bot.storage.factory import display_name, open_database
 from bot.storage.port import StorageError
-from bot.telegram import mock_jobs, push_jobs, reload, report_digest, routes, status
+from bot.telegram import fit_job, mock_jobs, push_jobs, reload, report_digest, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error
@@ -253,7 +253,8 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
 
 
 async def start_jobs(app: QuizApp, services: Services, ticker: Ticker) -> None:
-    """Crash recovery, then the timers: the daily push, group rounds, retention, mock exams."""
+    """Crash recovery, then the timers: the daily push, group rounds, retention, the memory
+    fit, mock exams."""
     await services.push.start()
     if app.job_queue is not None:
         push_jobs.schedule(app.job_queue, ticker, services.push)
@@ -262,6 +263,7 @@ async def start_jobs(app: QuizApp, services: Services, ticker: Ticker) -> None:
             app.job_queue, services.db, services.clock, services.settings.retention_days
         )
         report_digest.schedule_digest(app.job_queue, services)
+        fit_job.schedule_fit(app.job_queue, services)
     # Groups: overdue reveals done, open windows re-armed.
     await group_rounds.on_startup(app.bot, services, app.job_queue)
     # Mock exams whose deadline passed while the bot was down: submitted, results sent.

@@ -6,7 +6,9 @@ readiness MAE <= 7 points and Brier <= 0.18 in every cell. Seeded and paired: ev
 the same learners. Runs go to two worker processes (the machines have two cores).
 
 PANEL_VARIANTS=base runs the models at their default parameters only (a third of the cells);
-PANEL_FULL=1 runs every bank in every cell (three times the cells).
+PANEL_FULL=1 runs every bank in every cell (three times the cells). PANEL_CELLS=0,4,12 runs
+only those cells of the design (by index); PANEL_CANDIDATES=gain-fit,... also runs candidate
+rules of bot/learning/simulate/gain.py on the same learners, a column each.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
-from bot.learning.simulate.panel import VARIANTS, design, markdown, run_cell, verdicts
+from bot.learning.simulate.gain import CANDIDATES
+from bot.learning.simulate.panel import POLICIES, VARIANTS, design, markdown, run_cell, verdicts
 
 SEEDS = (11, 12, 13)
 LEARNERS = 3  # per seed
@@ -26,9 +29,15 @@ def main() -> None:
     """Run the panel and print its table and verdicts."""
     variants = ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
     cells = design(full=os.environ.get("PANEL_FULL") == "1", variants=variants)
+    if picked := os.environ.get("PANEL_CELLS"):
+        cells = [cells[int(i)] for i in picked.split(",")]
+    extra = tuple(p for p in os.environ.get("PANEL_CANDIDATES", "").split(",") if p)
+    policies = POLICIES + tuple(p for p in extra if p in CANDIDATES)
     started = time.perf_counter()
     with ProcessPoolExecutor(2) as pool:
-        results = list(pool.map(partial(run_cell, seeds=SEEDS, learners=LEARNERS), cells))
+        results = list(
+            pool.map(partial(run_cell, seeds=SEEDS, learners=LEARNERS, policies=policies), cells)
+        )
     print(
         f"{len(cells)} cells, seeds {SEEDS}, {LEARNERS} learners a seed "
         f"({time.perf_counter() - started:.0f} s)"

@@ -135,11 +135,12 @@ def run_cell(
 
 
 def markdown(results: list[CellResult]) -> str:
-    """The panel's table: one row per cell."""
+    """The panel's table: one row per cell (a candidate rule run beside: a column each)."""
+    extra = [p for p in (results[0].to_ready if results else {}) if p not in POLICIES]
     lines = [
         "| model | bank | per day | days | engine | FSRS | Leitner | random | vs best "
-        "| MAE | Brier |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| MAE | Brier |" + "".join(f" {p} |" for p in extra),
+        "|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(extra),
     ]
     for r in results:
         c = r.cell
@@ -151,6 +152,7 @@ def markdown(results: list[CellResult]) -> str:
             f"| {c.truth} | {c.bank} | {c.per_day} | {c.horizon} | {r.mean('engine'):.0f} | "
             f"{r.mean('fsrs'):.0f} | {r.mean('leitner'):.0f} | {r.mean('random'):.0f} | "
             f"{r.mean('engine') / best:.2f}{mark} | {mae} | {brier} |"
+            + "".join(f" {r.mean(p):.0f} |" for p in extra)
         )
     return "\n".join(lines)
 

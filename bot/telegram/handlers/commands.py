@@ -9,6 +9,7 @@ from telegram.constants import ChatAction, ChatType
 from bot.bank.limits import TELEGRAM_CAPTION_CHARS
 from bot.bank.models import Bank, Topic
 from bot.practice.catalog import Catalog
+from bot.practice.fitting import describe
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import beside_mock
 from bot.telegram.handlers.chat_admins import reply
@@ -102,6 +103,10 @@ async def stats(update: Update, context: QuizContext) -> None:
             await services.practice.learning.misconceptions(user.id)
         )
         text = f"{text}\n\n{wrong_ideas}" if wrong_ideas else text
+    if user.id in services.settings.admins:
+        # Operators see which fitted memory model they are on (their own, the bank's, none).
+        params = await services.fits.params_for(user.id, report.bank_id)
+        text = f"{text}\n\n<i>{esc(describe(params))}</i>"
     if not result.answered:
         await send_html(context.bot, chat.id, text)
         return

@@ -1,0 +1,97 @@
+"""SQL of the fitted memory model: the answers a fit reads and the weights it stores
+(`memory_params`; bot.learning.fit fits them, bot.practice.fitting runs the fits)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from bot.learning.fit import Graded
+from bot.storage.port import Connection
+
+BANK_SCOPE = 0  # the user_id of a bank's pooled fit
+
+
+@dataclass(frozen=True, slots=True)
+class StoredParams:
+    """One stored fit: whose it is (user_id 0: the bank's pooled one) and what it rests on."""
+
+    bank_id: str
+    user_id: int
+    version: int
+    weights: tuple[float, ...]
+    reviews: int
+    fitted_at: float
+
+    @property
+    def pooled(self) -> bool:
+        """The bank's learners' fit, not one learner's own."""
+        return self.user_id == BANK_SCOPE
+
+
+def answers_by_learner(conn: Connection, bank_id: str) -> dict[int, list[Graded]]:
+    """Every learner's answers in a bank, oldest first."""
+    rows = conn.execute(
+        "SELECT user_id, question_id, answered_at, correct FROM answers"
+        " WHERE bank_id = ? ORDER BY user_id, answered_at, id",
+        (bank_id,),
+    )
+    found: dict[int, list[Graded]] = {}
+    for r in rows:
+        found.setdefault(int(r[0]), []).append(Graded(str(r[1]), float(r[2]), bool(r[3])))
+    return found
+
+
+def _stored(row: tuple[object, ...]) -> StoredParams:
+    bank_id, user_id, version, weights, reviews, fitted_at = row
+    return StoredParams(
+        str(bank_id),
+        int(str(user_id)),
+        int(str(version)),
+        tuple(float(w) for w in json.loads(str(weights))),
+        int(str(reviews)),
+        float(str(fitted_at)),
+    )
+
+
+_SELECT = "SELECT bank_id, user_id, version, weights, reviews, fitted_at FROM memory_params"
+
+
+def params_for(conn: Connection, user_id: int, bank_id: str) -> StoredParams | None:
+    """The weights a learner is on: their own fit, else the bank's pooled one, else None
+    (FSRS's defaults). One indexed read of at most two rows."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE bank_id = ? AND user_id IN (?, ?) ORDER BY user_id DESC",
+        (bank_id, user_id, BANK_SCOPE),
+    ).fetchall()
+    return _stored(tuple(rows[0])) if rows else None
+
+
+def bank_params(conn: Connection, bank_id: str) -> list[StoredParams]:
+    """Every fit stored for a bank, the pooled one first."""
+    rows = conn.execute(f"{_SELECT} WHERE bank_id = ? ORDER BY user_id", (bank_id,))
+    return [_stored(tuple(r)) for r in rows]
+
+
+def save_params(
+    conn: Connection,
+    bank_id: str,
+    user_id: int,
+    weights: tuple[float, ...],
+    reviews: int,
+    now: float,
+) -> int:
+    """Store a fit as the scope's next version; returns the version."""
+    row = conn.execute(
+        "SELECT version FROM memory_params WHERE bank_id = ? AND user_id = ?",
+        (bank_id, user_id),
+    ).fetchone()
+    version = 1 if row is None else int(row[0]) + 1
+    conn.execute(
+        "INSERT INTO memory_params (bank_id, user_id, version, weights, reviews, fitted_at)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (bank_id, user_id) DO UPDATE SET"
+        " version = excluded.version, weights = excluded.weights,"
+        " reviews = excluded.reviews, fitted_at = excluded.fitted_at",
+        (bank_id, user_id, version, json.dumps(list(weights)), reviews, now),
+    )
+    return version
