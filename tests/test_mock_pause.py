@@ -4,6 +4,7 @@ it with the time that was left."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -187,3 +188,25 @@ async def test_a_paused_exam_keeps_its_time_through_a_clock_step_on_both_backend
     (expired,) = await svc.expire_due()
     assert expired.result is not None
     assert (expired.result.time_used_s, expired.result.time_allowed_s) == (1200, 1200)
+
+
+async def test_the_daily_question_beside_a_paused_mock_is_never_one_of_its_questions(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path, mock_bank.three_topics(), push_rate=1000.0) as h:
+        push = h.services.push
+        assert push is not None
+        push.pace_now = h.clock.now
+        h.clock.set(dt.datetime(2026, 6, 1, 5, 0, tzinfo=dt.UTC))
+        await command(h, "/mock")
+        in_exam = exam_questions(h)
+        offer = await offer_of(h)
+        await h.feed(factories.callback(button(offer, PAUSE), ANN, offer))
+        await push.subscribe(ANN["id"], "05:01", "UTC", user_id=ANN["id"])
+        h.clock.advance(120)
+        for _ in range(12):  # paused, the exam runs across days of pushes
+            await push.run_once()
+            h.clock.advance(86_400)
+        daily = rows(h.db_path, "SELECT question_id FROM deliveries WHERE source = 'daily'")
+        assert len(daily) == 12 and not in_exam & {q for (q,) in daily}
+        assert exam_row(h)[0] == "running"
