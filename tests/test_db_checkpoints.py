@@ -119,3 +119,19 @@ async def test_after_a_pause_the_wal_is_started_over_by_a_write_of_the_bot(
         writes_done.set()
         await db.close()
     assert wal_bytes(db) == 0  # the last connection closed copies and removes it
+
+
+def test_a_failed_background_checkpoint_is_one_line_without_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # What a full disk does to a pass (SQLITE_FULL): the log says it once, in one line.
+    class Full:
+        def execute(self, sql: str) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+    checkpointer = Checkpointer(lambda: sqlite3.connect(tmp_path / "c.sqlite3"), every=1.0)
+    with caplog.at_level("WARNING"):
+        checkpointer._pass(Full())  # type: ignore[arg-type]
+    (record,) = caplog.records
+    assert "database or disk is full" in record.getMessage() and record.exc_info is None
+    assert checkpointer.last is None

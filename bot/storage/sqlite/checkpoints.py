@@ -171,8 +171,10 @@ class Checkpointer:
         seq = self._seq
         try:
             _busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        except sqlite3.Error:
-            log.exception("background checkpoint failed (the writer's backstop still runs)")
+        except sqlite3.Error as err:
+            # A full disk or a failing device: SQLite's message says which, and the writes'
+            # own fault line says the rest; a traceback would only repeat this line.
+            log.warning("background checkpoint failed (the writer's backstop still runs): %s", err)
             return
         done = Pass(seq, int(frames), int(copied))
         self.last = done
