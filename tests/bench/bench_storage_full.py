@@ -22,7 +22,6 @@ import errno
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -113,12 +112,8 @@ def truncate_wal(db: Path) -> None:
     next write needs new space: without it, writes can reuse the room of a WAL that grew
     before, and a full disk would go unnoticed for a while."""
     for _ in range(50):
-        conn = sqlite3.connect(db, timeout=5)
-        try:
-            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        finally:
-            conn.close()
-        if not busy and Path(f"{db}-wal").stat().st_size == 0:
+        done = factories.one(db, "PRAGMA wal_checkpoint(TRUNCATE)")
+        if done is not None and not done[0] and Path(f"{db}-wal").stat().st_size == 0:
             return
         time.sleep(0.1)
     raise RuntimeError("the WAL could not be truncated")
