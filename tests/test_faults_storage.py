@@ -4,6 +4,7 @@ count, health reports it, and the bot recovers by itself when the fault goes."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -14,8 +15,13 @@ import pytest
 from bot.storage.port import StorageError
 from bot.storage.sqlite.database import Database
 from bot.telegram.views import texts
+from bot.telegram.webhook import WebhookState, make_web_app
 from tests import factories
 from tests.botharness import running_bot
+from tests.fakes import post_webhook
+from tests.ops_support import free_port
+
+SECRET = "webhook-secret"
 
 
 async def test_a_full_disk_is_a_fault_until_space_returns(tmp_path: Path) -> None:
@@ -59,3 +65,36 @@ async def test_a_replaced_database_file_takes_no_answer_and_says_so(
         faults = [r for r in caplog.records if "storage fault" in r.getMessage()]
         assert len(faults) == 1 and "file replaced" in faults[0].getMessage()
         assert "replaced or deleted" in caplog.text
+
+
+async def test_an_update_refused_503_because_the_disk_is_full_is_handled_when_sent_again(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path) as h:
+        db = h.services.db
+        state = WebhookState()
+        port = free_port()
+        server = make_web_app(h.app, "/hook", SECRET, state).listen(port, "127.0.0.1")
+        url = f"http://127.0.0.1:{port}/hook"
+        try:
+            ann = factories.user(42, "Ann")
+            # Long enough to need a fresh page of the database: none is left below.
+            update = {**factories.command("/help " + "x" * 4000, ann, factories.private_chat(ann))}
+            update["update_id"] = 777
+            await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
+            pages = await db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+            await db.call(lambda c: c.execute(f"PRAGMA max_page_count={pages + 2}"))
+            with pytest.raises(StorageError, match="full"):
+                for _ in range(10):
+                    await db.write(
+                        lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))")
+                    )
+            assert await asyncio.to_thread(post_webhook, url, update, SECRET) == 503
+            await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space back
+            # Telegram sends it again: stored and queued this time, not taken for a duplicate.
+            assert await asyncio.to_thread(post_webhook, url, update, SECRET) == 200
+            stored = await db.read(lambda c: c.execute("SELECT update_id FROM inbox").fetchall())
+            assert [tuple(r) for r in stored] == [(777,)]
+            assert state.duplicates == 0 and state.received == 1
+        finally:
+            server.stop()

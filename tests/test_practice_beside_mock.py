@@ -41,7 +41,7 @@ async def test_quiz_beside_a_mock_offers_the_exam_or_questions_outside_it(tmp_pa
             offer = h.api.last_message(ANN["id"]) or {}
             assert "mock exam is running" in offer["text"] and "left" in offer["text"]
             assert [t for t, _ in buttons(offer)] == [
-                "↩️ Back to the exam", "▶️ Practise outside the exam",
+                "↩️ Back to the exam", "⏸ Pause the exam", "▶️ Practise outside the exam",
             ]  # fmt: skip
         assert practice_questions(h) == []  # nothing asked yet
         await press(h, offer, "↩️ Back to the exam")

@@ -63,9 +63,14 @@ def new_exam(
     )
 
 
+PAUSED = "paused"  # the exam's clock is stopped: resume it first
+
+
 def _open(exam: Exam, now: float) -> None:
     if exam.status is not ExamStatus.RUNNING or now >= exam.deadline:
         raise ExamError(CLOSED)
+    if exam.paused:
+        raise ExamError(PAUSED)
 
 
 def _item(exam: Exam, position: int) -> MockItem:
@@ -149,7 +154,32 @@ def abandon(exam: Exam, now: float) -> Exam:
     """Stop a running exam without a score."""
     if exam.status is not ExamStatus.RUNNING:
         raise ExamError(CLOSED)
-    return replace(exam, status=ExamStatus.ABANDONED, finished_at=min(now, exam.deadline))
+    at = min(exam.clock(now), exam.deadline)
+    return replace(exam, status=ExamStatus.ABANDONED, finished_at=at, paused_at=None)
+
+
+def pause(exam: Exam, now: float) -> Exam:
+    """Stop the exam's clock (a paused exam stays as it is)."""
+    if exam.paused:
+        return exam
+    _open(exam, now)
+    return replace(exam, paused_at=now)
+
+
+def unpause(exam: Exam, now: float) -> Exam:
+    """Start the clock again: the deadline moves on by the time spent paused, so the time
+    left is what it was at the pause."""
+    if exam.status is not ExamStatus.RUNNING:
+        raise ExamError(CLOSED)
+    if exam.paused_at is None:
+        return exam
+    pause_s = max(0.0, now - exam.paused_at)
+    return replace(
+        exam,
+        paused_at=None,
+        paused_s=exam.paused_s + pause_s,
+        deadline=exam.deadline + pause_s,
+    )
 
 
 def shown_options(item: MockItem, question: Question) -> list[Option]:

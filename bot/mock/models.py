@@ -106,6 +106,12 @@ class Exam:
     chat_id: int | None = None  # where the exam's one message is shown, once sent
     message_id: int | None = None
     rev: int = 0  # the stored revision this value was read as or written to
+    paused_at: float | None = None  # its clock stopped then (None: not paused)
+    paused_s: float = 0.0  # time spent paused before the current pause
+
+    @property
+    def paused(self) -> bool:
+        return self.status is ExamStatus.RUNNING and self.paused_at is not None
 
     @property
     def size(self) -> int:
@@ -133,13 +139,22 @@ class Exam:
         """Positions of flagged questions."""
         return tuple(i for i, item in enumerate(self.items) if item.flagged)
 
+    def clock(self, now: float) -> float:
+        """The time on the exam's clock: `now`, or the moment it was paused."""
+        return self.paused_at if self.paused_at is not None else now
+
     def time_left(self, now: float) -> float:
-        """Seconds until the deadline (0 when past)."""
-        return max(0.0, self.deadline - now)
+        """Seconds until the deadline (0 when past); a paused exam's stay as they were."""
+        return max(0.0, self.deadline - self.clock(now))
+
+    @property
+    def time_allowed_s(self) -> float:
+        """The exam's time (the deadline moves on by each pause, the allowance does not)."""
+        return self.deadline - self.started_at - self.paused_s
 
     def is_due(self, now: float) -> bool:
-        """Running past its deadline: to be submitted automatically."""
-        return self.status is ExamStatus.RUNNING and now >= self.deadline
+        """Running (not paused) past its deadline: to be submitted automatically."""
+        return self.status is ExamStatus.RUNNING and not self.paused and now >= self.deadline
 
 
 @dataclass(frozen=True, slots=True)

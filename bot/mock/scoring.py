@@ -62,6 +62,7 @@ class MockResult:
     time_allowed_s: float
     topics: tuple[TopicScore, ...]
     mistakes: tuple[Mistake, ...]
+    paused_s: float = 0.0  # time the exam spent paused: not time used
 
     @property
     def percent(self) -> float:
@@ -74,7 +75,7 @@ class MockResult:
 
     @property
     def time_used_s(self) -> float:
-        return self.finished_at - self.started_at
+        return self.finished_at - self.started_at - self.paused_s
 
 
 def score(exam: Exam) -> MockResult:
@@ -106,9 +107,10 @@ def score(exam: Exam) -> MockResult:
         passing_score=exam.passing_score,
         started_at=exam.started_at,
         finished_at=exam.finished_at,
-        time_allowed_s=exam.deadline - exam.started_at,
+        time_allowed_s=exam.time_allowed_s,
         topics=tuple(topics),
         mistakes=mistakes,
+        paused_s=exam.paused_s,
     )
 
 

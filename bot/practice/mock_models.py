@@ -21,6 +21,8 @@ class MockStatus(StrEnum):
     FINISHED = "finished"  # submitted by the learner: `result`
     EXPIRED = "expired"  # the deadline passed: submitted automatically, `result`
     ABANDONED = "abandoned"  # stopped without a score
+    PAUSED = "paused"  # its clock is stopped (now, or already): /mock resumes it
+    RESUMED = "resumed"  # a paused exam's clock runs again: show `question`
     NONE = "none"  # no running exam
     STALE = "stale"  # a button of an exam that is over, or not this learner's
     INVALID = "invalid"  # no such question or option in this exam

@@ -174,8 +174,9 @@ class MockService:
 
         return self._remember(await self.db.write(store))
 
-    async def resume(self, user_id: int) -> MockReply:
-        """The running exam where the learner left it (submitted first if its time is up)."""
+    async def resume(self, user_id: int, *, unpause: bool = True) -> MockReply:
+        """The running exam where the learner left it (submitted first if its time is up); a
+        paused one's clock starts again (RESUMED), unless `unpause` is False."""
         now = await self._now()
 
         def fn(conn: Connection) -> MockReply | None:
@@ -184,12 +185,40 @@ class MockService:
                 return MockReply(MockStatus.NONE)
             if running.is_due(now):
                 return self._submit(conn, running, moves.expire(running))
+            if running.paused and unpause:
+                saved = mock_sql.save_exam(conn, running, moves.unpause(running, now))
+                if saved is None:
+                    return None
+                return self._screen(conn, MockStatus.RESUMED, saved, now)
             return self._screen(conn, MockStatus.SHOWN, running, now)
 
         return self._remember(await self.db.write(_until_saved(fn)))
 
+    async def pause(self, user_id: int, exam_id: int) -> MockReply:
+        """Stop the clock of the learner's running exam (PAUSED, its time left kept); STALE
+        for an exam that is over or not theirs, EXPIRED when its time ran out first."""
+        now = await self._now()
+
+        def fn(conn: Connection) -> MockReply | None:
+            exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
+            if exam is None or exam.user_id != user_id:
+                return MockReply(MockStatus.STALE)
+            if exam.status is not ExamStatus.RUNNING:
+                return MockReply(MockStatus.STALE, exam)
+            if exam.is_due(now):
+                return self._submit(conn, exam, moves.expire(exam))
+            if exam.paused:
+                return MockReply(MockStatus.PAUSED, exam, time_left_s=exam.time_left(now))
+            saved = mock_sql.save_exam(conn, exam, moves.pause(exam, now))
+            if saved is None:
+                return None
+            return MockReply(MockStatus.PAUSED, saved, time_left_s=saved.time_left(now))
+
+        return self._remember(await self.db.write(_until_saved(fn)))
+
     async def running(self, user_id: int) -> Exam | None:
-        """The learner's running exam while its time lasts (None: none, or due to submit)."""
+        """The learner's running exam while its time lasts, paused or not (None: none, or due
+        to submit)."""
         now = await self._now()
         exam = await self.db.read(lambda c: mock_sql.running_exam(c, user_id))
         return None if exam is None or exam.is_due(now) else exam
@@ -321,6 +350,8 @@ class MockService:
                 return MockReply(MockStatus.STALE, exam)
             if exam.is_due(now):
                 return self._submit(conn, exam, moves.expire(exam))
+            if exam.paused:  # a tap on the exam while its clock is stopped changes nothing
+                return MockReply(MockStatus.PAUSED, exam, time_left_s=exam.time_left(now))
             try:
                 after = move(exam, now)
             except ExamError:

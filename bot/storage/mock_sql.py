@@ -84,7 +84,7 @@ def insert_exam(conn: Connection, exam: Exam, snapshots: Mapping[str, str]) -> i
 
 _EXAM_COLUMNS = (
     "id, user_id, bank_id, kind, status, seed, passing_score, topics, current, started_at,"
-    " deadline, finished_at, chat_id, message_id, rev"
+    " deadline, finished_at, chat_id, message_id, rev, paused_at, paused_s"
 )
 
 
@@ -124,6 +124,8 @@ def _exam(conn: Connection, row: Row) -> Exam:
         chat_id=row["chat_id"],
         message_id=row["message_id"],
         rev=row["rev"],
+        paused_at=row["paused_at"],
+        paused_s=row["paused_s"],
     )
 
 
@@ -184,12 +186,16 @@ def save_exam(
     `after` at its new revision. None, with nothing written, when the stored exam is no longer
     at `before`'s revision: another writer saved it after it was read."""
     saved = conn.execute(
-        "UPDATE mock_exams SET current = ?, status = ?, finished_at = ?, correct = ?,"
-        " percent = ?, passed = ?, rev = rev + 1 WHERE id = ? AND rev = ?",
+        "UPDATE mock_exams SET current = ?, status = ?, finished_at = ?, deadline = ?,"
+        " paused_at = ?, paused_s = ?, correct = ?, percent = ?, passed = ?, rev = rev + 1"
+        " WHERE id = ? AND rev = ?",
         (
             after.current,
             after.status.value,
             after.finished_at,
+            after.deadline,
+            after.paused_at,
+            after.paused_s,
             result.correct if result else None,
             result.percent if result else None,
             int(result.passed) if result else None,
@@ -220,20 +226,23 @@ def set_message(conn: Connection, exam_id: int, chat_id: int, message_id: int) -
 
 
 def due_exam_ids(conn: Connection, now: float) -> list[int]:
-    """Running exams whose deadline has passed, earliest first."""
+    """Running exams whose deadline has passed, earliest first (a paused exam's clock is
+    stopped: it is not due)."""
     return [
         r[0]
         for r in conn.execute(
             "SELECT id FROM mock_exams WHERE status = 'running' AND deadline <= ?"
-            " ORDER BY deadline",
+            " AND paused_at IS NULL ORDER BY deadline",
             (now,),
         )
     ]
 
 
 def next_deadline(conn: Connection) -> float | None:
-    """The earliest deadline of a running exam (when the auto-submit job should wake)."""
-    row = conn.execute("SELECT MIN(deadline) FROM mock_exams WHERE status = 'running'").fetchone()
+    """The earliest deadline of a running, unpaused exam (when the auto-submit job wakes)."""
+    row = conn.execute(
+        "SELECT MIN(deadline) FROM mock_exams WHERE status = 'running' AND paused_at IS NULL"
+    ).fetchone()
     return row[0] if row else None
 
 
@@ -324,10 +333,11 @@ def record_graded_answers(
 
 def shift_running(conn: Connection, seconds: float) -> int:
     """Move the start and deadline of every running exam by `seconds` (the wall clock stepped
-    by that much: the learner's time left stays what it was); how many exams moved."""
+    by that much: the learner's time left stays what it was, a paused exam's too); how many
+    exams moved."""
     cur = conn.execute(
         "UPDATE mock_exams SET started_at = started_at + ?, deadline = deadline + ?,"
-        " rev = rev + 1 WHERE status = 'running'",
-        (seconds, seconds),
+        " paused_at = paused_at + ?, rev = rev + 1 WHERE status = 'running'",
+        (seconds, seconds, seconds),
     )
     return cur.rowcount

@@ -159,6 +159,8 @@ class UpdateHandler(RequestHandler):
             try:
                 fresh = await inbox.receive([(update.update_id, body.decode("utf-8"))])
             except Exception as err:  # not stored: not acknowledged, Telegram sends it again
+                # ... and that delivery must not pass for a duplicate of this one.
+                self.state.recent.forget(update.update_id)
                 self.state.bad_log.log("webhook: update not stored, 503: %s", err)
                 self.send_error(503)
                 return

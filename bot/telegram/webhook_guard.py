@@ -109,6 +109,10 @@ class RecentIds:
             self._seen.popitem(last=False)
         return False
 
+    def forget(self, update_id: int) -> None:
+        """Not seen after all (it was refused): its next delivery is handled."""
+        self._seen.pop(update_id, None)
+
 
 class CountingQueue(asyncio.Queue[object]):
     """The Application's update queue, counting updates put and not yet done: PTB takes each

@@ -37,10 +37,14 @@ async def show_start(context: QuizContext, chat_id: int, reply: MockReply) -> No
     if reply.status is MockStatus.STARTED:
         await show_new(context, chat_id, reply)
         await mock_jobs.arm(context.job_queue, services)
-    elif reply.status in (MockStatus.RUNNING, MockStatus.SHOWN):
+    elif reply.status in (MockStatus.RUNNING, MockStatus.SHOWN, MockStatus.RESUMED):
         assert reply.exam is not None
         if reply.status is MockStatus.RUNNING:
             await send_html(context.bot, chat_id, mock_texts.MOCK_ALREADY_RUNNING)
+        if reply.status is MockStatus.RESUMED:  # its clock runs again: so does its deadline
+            left = mock_render.duration(reply.time_left_s)
+            await send_html(context.bot, chat_id, mock_texts.MOCK_RESUMED.format(left=left))
+            await mock_jobs.arm(context.job_queue, services)
         # The old message stops taking taps in the chat's view: the exam continues below.
         await close_message(context.bot, reply.exam, mock_texts.MOCK_MOVED)
         await show_new(context, chat_id, reply)
@@ -70,15 +74,15 @@ async def show_start(context: QuizContext, chat_id: int, reply: MockReply) -> No
 
 
 async def mock(update: Update, context: QuizContext) -> None:
-    """`/mock` starts (or resumes) an exam; `/mock short` a quarter one; `/mock stop` asks to
-    abandon it."""
+    """`/mock` starts (or resumes, a paused one too) an exam; `/mock short` a quarter one;
+    `/mock stop` asks to abandon it."""
     if (who := effective(update)) is None:
         return
     chat, user = who
     services = context.services
     arg = (context.args[0] if context.args else "").lower()
     if arg == "stop":
-        reply = await services.mock.resume(user.id)
+        reply = await services.mock.resume(user.id, unpause=False)
         if reply.status is MockStatus.SHOWN and reply.exam is not None:
             await send_html(
                 context.bot,
@@ -91,7 +95,8 @@ async def mock(update: Update, context: QuizContext) -> None:
         return
     running = await services.mock.resume(user.id)
     if running.status is not MockStatus.NONE:
-        if arg and running.status is MockStatus.SHOWN:  # asked for another exam: say why not
+        # Asked for another exam: say why not.
+        if arg and running.status in (MockStatus.SHOWN, MockStatus.RESUMED):
             await send_html(context.bot, chat.id, mock_texts.MOCK_ALREADY_RUNNING)
         await show_start(context, chat.id, running)
         return

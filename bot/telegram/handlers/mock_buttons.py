@@ -62,6 +62,8 @@ async def _show(
         await edit_or_send(bot, message.chat_id, message.message_id, mock_texts.MOCK_STOPPED)
         if exam.message_id != message.message_id:  # asked from /mock stop: close the exam too
             await close_message(bot, exam, mock_texts.MOCK_STOPPED)
+    elif status is MockStatus.PAUSED:
+        await query.answer(mock_texts.CB_MOCK_PAUSED)
     elif status is MockStatus.STALE:
         mine = exam is None or exam.user_id == query.from_user.id
         await query.answer(mock_texts.CB_MOCK_STALE if mine else mock_texts.CB_MOCK_NOT_YOURS)

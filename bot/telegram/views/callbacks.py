@@ -104,3 +104,6 @@ MOCK_REVIEW_SHOWN = CallbackData("mv", ID, number(4))  # show mistake i in the r
 BACK_TO_EXAM = "exam"
 # Beside a running mock exam: back to it, or practice (`quiz` or `mistakes`) outside it.
 BESIDE_MOCK = CallbackData("pm", word(BACK_TO_EXAM, "quiz", "mistakes"))
+# The same, "Pause the exam" then practice: `<exam>:<practice>:<token>` names the exam it
+# would pause, so the button of an exam that is over since changes nothing.
+PAUSE_MOCK = CallbackData("mp", ID, word("quiz", "mistakes"), TOKEN)

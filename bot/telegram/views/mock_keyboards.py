@@ -21,6 +21,7 @@ from bot.telegram.views.callbacks import (
     MOCK_OFFER,
     MOCK_REVIEW,
     MOCK_REVIEW_SHOWN,
+    PAUSE_MOCK,
 )
 
 LETTER_ROW = 4
@@ -106,12 +107,13 @@ def confirm_keyboard(exam: Exam) -> InlineKeyboardMarkup:
     )
 
 
-def beside_keyboard(practice: str) -> InlineKeyboardMarkup:
-    """While an exam runs, /quiz or /mistakes (`practice`): back to the exam, or practice
-    without its questions."""
+def beside_keyboard(exam: Exam, practice: str) -> InlineKeyboardMarkup:
+    """While an exam runs, /quiz or /mistakes (`practice`): back to the exam, pause it and
+    practise, or practise beside it; practice leaves the exam's questions out either way."""
     return InlineKeyboardMarkup(
         [
             [_button(mock_texts.BACK_TO_EXAM_BUTTON, BESIDE_MOCK(BACK_TO_EXAM))],
+            [_button(mock_texts.PAUSE_EXAM_BUTTON, PAUSE_MOCK(exam.id, practice, exam.token))],
             [_button(mock_texts.OUTSIDE_EXAM_BUTTON, BESIDE_MOCK(practice))],
         ]
     )

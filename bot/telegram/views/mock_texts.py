@@ -28,8 +28,12 @@ MOCK_BESIDE = (
     " answers, so beside the exam it leaves the exam's questions out."
 )
 BACK_TO_EXAM_BUTTON = "↩️ Back to the exam"
+PAUSE_EXAM_BUTTON = "⏸ Pause the exam"
 OUTSIDE_EXAM_BUTTON = "▶️ Practise outside the exam"
 CB_OUTSIDE_EXAM = "Questions outside your mock exam."
+MOCK_PAUSED = "⏸ <b>Mock exam paused</b> with {left} left: its clock waits. /mock resumes it."
+MOCK_PAUSED_LINE = "⏸ Mock exam paused. /mock resumes it."
+MOCK_RESUMED = "▶️ Mock exam resumed: {left} left."
 MOCK_ALREADY_RUNNING = "You have a mock exam running: here it is. /mock stop abandons it."
 MOCK_RESULT_HEAD = "{mark} <b>Mock exam: {percent:.0f}%</b> · {verdict} (pass mark {passing:g}%)"
 MOCK_RESULT_LINE = "{correct}/{total} right · time used {used} of {allowed}{expired}"
@@ -51,6 +55,7 @@ CB_MOCK_UNFLAGGED = "Flag removed"
 CB_MOCK_EXPIRED = "⏰ Time is up: your exam was submitted."
 CB_MOCK_FINISHED = "Submitted. Your result is below."
 CB_MOCK_RUNNING = "You already have a mock exam running: /mock shows it."
+CB_MOCK_PAUSED = "⏸ Your mock exam is paused: /mock resumes it."
 
 # Readiness
 READY_HEAD = "🎯 <b>Readiness</b> · {bank}"
