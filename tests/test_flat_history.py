@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from bot.domain.models import Learner
+from bot.learning.memory import Answer, replay_all
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
+from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql
-from bot.storage.sqlite.database import Database
+from bot.storage.sqlite.database import Database, connect_sync
+from bot.storage.sqlite.migrations import apply_migrations
 from tests import factories
 from tests.learning_support import learning_bank
 
@@ -108,3 +111,34 @@ async def test_a_pick_leaves_an_unchanged_user_row_alone(
     clock.advance(practice_sql.SEEN_EVERY_S)
     await practice.next_delivery(ANN.id, replace(ANN, first_name="Anna"))
     assert seen() == ("Anna", START + 60 + practice_sql.SEEN_EVERY_S)  # seen_at kept coarsely
+
+
+def test_memory_states_are_read_again_only_when_their_version_changed(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    conn = connect_sync(path)
+    apply_migrations(conn)
+    at = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
+    states = replay_all([Answer("q1", at, True), Answer("q2", at, False)])
+    for qid, state in states.items():
+        lsql.save_memory(conn, 1, "b", qid, state)
+    assert set(lsql.memory_states(conn, 1, "b")) == {"q1", "q2"}
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    again = lsql.memory_states(conn, 1, "b")
+    assert again == lsql.memory_states(conn, 1, "b") and set(again) == {"q1", "q2"}
+    assert not [s for s in seen if "FROM memory_states" in s]  # one row read, not the states
+    # Another process's change is seen (the version is in the database, not in this process).
+    with factories.blocking(path) as other:
+        other.execute("UPDATE memory_states SET reps = 9 WHERE question_id = 'q1'")
+    assert lsql.memory_states(conn, 1, "b")["q1"].reps == 9
+    # A change rolled back leaves no version a later read could mistake for its own.
+    conn.execute("BEGIN")
+    conn.execute("UPDATE memory_states SET reps = 5 WHERE question_id = 'q1'")
+    assert lsql.memory_states(conn, 1, "b")["q1"].reps == 5
+    conn.execute("ROLLBACK")
+    assert lsql.memory_states(conn, 1, "b")["q1"].reps == 9
+    conn.execute("DELETE FROM memory_states WHERE question_id = 'q2'")
+    assert set(lsql.memory_states(conn, 1, "b")) == {"q1"}
+    mutable = lsql.memory_states(conn, 1, "b")
+    mutable.clear()  # each caller gets its own dict
+    assert set(lsql.memory_states(conn, 1, "b")) == {"q1"}

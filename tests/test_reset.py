@@ -122,6 +122,7 @@ REVIEWED = {
     "learner_runs": "kept: the latest run of learner_days, which stays (kept by its triggers)",
     "member_totals": "kept: a group's leaderboard is the group's record",
     "question_reports": "kept: a report is about the question, and still counts once",
+    "memory_versions": "kept: a version only ever changes (the reset's deletes change it)",
 }
 
 

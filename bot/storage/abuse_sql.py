@@ -61,7 +61,15 @@ def last_group_question(conn: Connection, chat_id: int, now: float) -> LastQuest
 # reports of bad questions are about the bank, not their practice: they stay, and still count
 # once.
 NOT_HISTORY = frozenset(
-    {"subscriptions", "push_log", "users", "chats", "deliveries", "question_reports"}
+    {
+        "subscriptions",
+        "push_log",
+        "users",
+        "chats",
+        "deliveries",
+        "question_reports",
+        "memory_versions",
+    }
 )
 
 
