@@ -27,7 +27,6 @@ class Capacity:
     rate: float
     grace_s: float
     spell_s: float = 0.0  # from its first due instant to its last (0: one instant)
-    skipped: int | None = None  # pushes the backlog leaves past their grace (None: the spell's)
     needed_rate: float | None = None  # the lowest rate that sends every push in time
     window_s: float | None = None  # time to send the spell in (None: grace + spell)
 
@@ -40,9 +39,7 @@ class Capacity:
 
     @property
     def short(self) -> int:
-        """Pushes that would be skipped as late (0 when everything fits)."""
-        if self.skipped is not None:
-            return self.skipped
+        """Pushes of the spell that would be skipped as late (0 when everything fits)."""
         return max(0, self.peak_subscribers - self.servable)
 
     @property
@@ -144,18 +141,18 @@ def capacity(
     profile = [(at, n) for at, n in profile if n > 0]
     if not profile:
         return None
-    first, last, _ = worst_spell(profile, rate, grace_s, now)
+    first, last, excess = worst_spell(profile, rate, grace_s, now)
     count = sum(n for _, n in profile[first : last + 1])
-    skipped = skipped_at(profile, rate, grace_s, now)
     start = profile[first][0]
+    # The warning names the worst spell and what it alone loses (the profile may hold
+    # tomorrow's pushes too); the rate it needs sends every spell in time.
     return Capacity(
         peak_at=start,
         peak_subscribers=count,
         rate=rate,
         grace_s=grace_s,
         spell_s=profile[last][0] - start,
-        skipped=skipped,
-        needed_rate=needed_rate(profile, grace_s, now) if skipped else None,
+        needed_rate=needed_rate(profile, grace_s, now) if excess > 1e-6 else None,
         window_s=profile[last][0] + grace_s - max(start, now),
     )
 
