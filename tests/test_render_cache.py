@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from bot.bank.loader import load_banks
 from bot.bank.models import LETTERS, Bank, Question
@@ -109,3 +110,31 @@ def test_verdicts_put_together_from_cached_pieces_equal_a_fresh_render() -> None
                     assert render.verdict_html(bank, shown, chosen, correct) == expected
                     checked += 1
     assert checked > 1000
+
+
+def test_a_push_keyboard_is_built_once_per_shape_of_question(monkeypatch: Any) -> None:
+    from bot.telegram.views import keyboards
+
+    bank = load_banks([BUNDLED_QUESTIONS]).banks["genai-llm"]
+    built: list[str] = []
+    real = keyboards.question_keyboard
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(args[1].id)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(keyboards, "question_keyboard", counting)
+    render_cache._keyboards.clear()
+    rng = random.Random(4)
+    pushed = []
+    for question in list(bank.questions.values())[:60]:
+        order = display.shuffled_order(question, rng)
+        shown = display.displayed(question, order)
+        parts, template = render_cache.private_push(bank, shown)
+        key = "12:ab12"
+        markup = json.loads(template.replace(render_cache.STAND_IN_KEY, key))
+        assert markup == real(12, shown, token="ab12").to_dict()
+        assert parts and render.question_text(bank, shown) in "".join(parts)
+        pushed.append((shown.kind, len(shown.options)))
+    # Sixty questions in their own orders, a handful of shapes: one keyboard built per shape.
+    assert len(built) == len(set(pushed)) < 10
