@@ -55,6 +55,9 @@ def test_a_backlog_due_already_is_sent_from_now() -> None:
     late = capacity([(START - 600, 400)], 1.0, 900.0, now=START)
     assert late is not None and late.short == 100 and late.servable == 300
     assert needed_rate([(START - 600, 400)], 900.0, now=START) == pytest.approx(400 / 300, 1e-3)
+    # Pushes whose grace ended already are past saving: they ask for no rate.
+    ended = capacity([(START - 900, 50), (START - 600, 400)], 1.0, 900.0, now=START)
+    assert ended is not None and ended.need == pytest.approx(400 / 300, 1e-3)
 
 
 def push_of(h: Harness) -> PushService:

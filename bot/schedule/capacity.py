@@ -137,8 +137,9 @@ def capacity(
     profile: Profile, rate: float, grace_s: float, now: float = -math.inf
 ) -> Capacity | None:
     """The capacity check over a due profile (pushes due before `now` are sent from `now`
-    on), or None when nothing falls due."""
-    profile = [(at, n) for at, n in profile if n > 0]
+    on; those whose grace has ended already are past saving at any rate and left out), or
+    None when nothing falls due."""
+    profile = [(at, n) for at, n in profile if n > 0 and at + grace_s > now]
     if not profile:
         return None
     first, last, excess = worst_spell(profile, rate, grace_s, now)
