@@ -55,6 +55,7 @@ def state_of(row: tuple[object, ...]) -> MemoryState:
 # The states last read per learner and bank, with the version they were read at
 # (memory_versions, changed by triggers with every change to them): a read that finds the
 # version unchanged reuses them, one primary-key read instead of all the rows and their parse.
+# Versions are random 64-bit values: two databases open in one process never share one.
 _read: OrderedDict[tuple[int, str], tuple[int, dict[str, MemoryState]]] = OrderedDict()
 _read_lock = threading.Lock()  # reads run on several reader threads
 MEMORY_READS_KEPT = 2048
