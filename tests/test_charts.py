@@ -83,3 +83,26 @@ def test_long_topic_names_stay_clear_of_the_passing_line() -> None:
         for box in labels:
             crosses = box.x0 <= x0 <= box.x1 and min(y0, y1) <= box.y1 and box.y0 <= max(y0, y1)
             assert not crosses
+
+
+def test_the_kept_figure_and_glyphs_draw_what_a_fresh_agg_figure_draws() -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from bot.charts import style
+
+    topics = [TopicBar("Prompts", 74.0, 30), TopicBar("Safety", None, 20), TopicBar("RAG", 50, 50)]
+    days = [DayActivity(TODAY - dt.timedelta(days=i), 3 + i, 2) for i in range(12)]
+    first = stats_chart(topics, days, passing_score=70, today=TODAY)
+    kept = len(style._GLYPHS)
+    assert kept > 50  # the text's glyphs are kept
+    # Another learner's chart on the same figure, then the first again: nothing of the other
+    # stays, and no glyph is drawn anew for text drawn before.
+    other = [TopicBar("Prompts", 20.0, 30), TopicBar("Safety", 95.0, 20), TopicBar("RAG", 5, 50)]
+    stats_chart(other, days[:3], passing_score=60, today=TODAY - dt.timedelta(days=40))
+    assert stats_chart(topics, days, passing_score=70, today=TODAY) == first
+    fresh = stats_figure(topics, days, passing_score=70, today=TODAY)
+    FigureCanvasAgg(fresh)  # matplotlib's own Agg, no kept glyphs
+    assert style.to_png(fresh) == first
+    again = len(style._GLYPHS)
+    stats_chart(topics, days, passing_score=70, today=TODAY)
+    assert len(style._GLYPHS) == again

@@ -19,11 +19,23 @@ from bot.practice import memory_updates
 from bot.storage import learning_sql, practice_sql
 from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
-from bot.storage.sqlite.migrations import apply_migrations
+from bot.storage.sqlite.migrations import apply_migrations, available
 from tests.bench.gen_history import migrate_up_to
 from tests.sample_bank import NCP_GENL_WEIGHTS
 
 T0 = 1_780_000_000.0
+
+
+def old_schema(conn: Connection) -> None:
+    """The schema the old layout was served with, and the per-day summary the answers of
+    today's code write beside it (a table no topic is stored in)."""
+    migrate_up_to(conn, "0017_forgetting_probe")
+    [sql] = [sql for name, sql in available() if name == "0023_bank_days"]
+    conn.executescript(
+        f"BEGIN;\n{sql}\nINSERT INTO schema_migrations(name) VALUES ('0023_bank_days');\nCOMMIT;"
+    )
+
+
 OLD_TOPICS = {
     "rag-agents": 18,
     "fine-tuning": 16,
@@ -117,7 +129,7 @@ def test_history_on_the_old_topics_reads_the_same_on_the_ten_domains(
     old, new = banks
     conn = connect_sync(tmp_path / "db.sqlite3")
     conn.row_factory = None
-    migrate_up_to(conn, "0017_forgetting_probe")  # the schema the old layout was served with
+    old_schema(conn)
     for uid, topic in ((ALICE, "rag-agents"), (BOB, "safety-guardrails")):
         conn.execute(
             "INSERT INTO users (id, first_name, bank_id, topic, created_at, seen_at)"
@@ -198,7 +210,7 @@ def test_history_on_the_old_topics_reads_the_same_on_the_ten_domains(
 def test_a_database_that_never_served_the_old_layout_is_unchanged(tmp_path: Path) -> None:
     conn = connect_sync(tmp_path / "db.sqlite3")
     conn.row_factory = None
-    migrate_up_to(conn, "0017_forgetting_probe")
+    old_schema(conn)
     conn.execute("BEGIN")
     did = practice_sql.insert_delivery(
         conn, chat_id=ALICE, user_id=ALICE, bank_id="other", question_id="rag-context-ordering",

@@ -201,3 +201,25 @@ async def test_streak_runs_kept_alike_by_the_triggers(pg: Store, lite: Store) ->
     assert on_pg == on_lite
     assert on_pg[4] == (BIG_ID, "2026-03-01", "2026-03-04")
     assert on_pg[5] == (BIG_ID, "2026-02-27", "2026-03-04")
+
+
+async def test_memory_states_are_read_again_after_any_change_alike(pg: Store, lite: Store) -> None:
+    at = dt.datetime.fromtimestamp(T0, dt.UTC)
+    first = review(None, Answer("q1", at, True))
+
+    def work(conn: Connection) -> Any:
+        learning_sql.save_memory(conn, BIG_ID + 1, "b", "q1", first)
+        learning_sql.save_memory(conn, BIG_ID + 1, "b", "q2", first)
+        before = learning_sql.memory_states(conn, BIG_ID + 1, "b")
+        version = learning_sql.memory_version(conn, BIG_ID + 1, "b")
+        conn.execute("UPDATE memory_states SET reps = 7 WHERE user_id = ? AND question_id = 'q1'",
+                     (BIG_ID + 1,))  # fmt: skip
+        changed = learning_sql.memory_states(conn, BIG_ID + 1, "b")
+        conn.execute("DELETE FROM memory_states WHERE user_id = ? AND question_id = 'q2'",
+                     (BIG_ID + 1,))  # fmt: skip
+        left = learning_sql.memory_states(conn, BIG_ID + 1, "b")
+        moved = learning_sql.memory_version(conn, BIG_ID + 1, "b") != version
+        return set(before), changed["q1"].reps, set(left), moved
+
+    pg_got, lite_got = await both(pg, lite, work)
+    assert pg_got == lite_got == ({"q1", "q2"}, 7, {"q1"}, True)

@@ -4,8 +4,13 @@ never meets the old text."""
 from __future__ import annotations
 
 import json
+import random
+from typing import Any
 
-from bot.telegram.views import render_cache
+from bot.bank.loader import load_banks
+from bot.config import BUNDLED_QUESTIONS
+from bot.domain import display
+from bot.telegram.views import render, render_cache
 from tests import sample_bank
 
 
@@ -30,3 +35,31 @@ def test_push_keyboard_template_carries_the_stand_in_id_and_token() -> None:
     assert parts[0].startswith("📅")
     buttons = json.loads(template)["inline_keyboard"][0]
     assert buttons[0]["callback_data"] == f"a:{render_cache.STAND_IN_KEY}:0"
+
+
+def test_a_push_keyboard_is_built_once_per_shape_of_question(monkeypatch: Any) -> None:
+    from bot.telegram.views import keyboards
+
+    bank = load_banks([BUNDLED_QUESTIONS]).banks["genai-llm"]
+    built: list[str] = []
+    real = keyboards.question_keyboard
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(args[1].id)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(keyboards, "question_keyboard", counting)
+    render_cache._keyboards.clear()
+    rng = random.Random(4)
+    pushed = []
+    for question in list(bank.questions.values())[:60]:
+        order = display.shuffled_order(question, rng)
+        shown = display.displayed(question, order)
+        parts, template = render_cache.private_push(bank, shown)
+        key = "12:ab12"
+        markup = json.loads(template.replace(render_cache.STAND_IN_KEY, key))
+        assert markup == real(12, shown, token="ab12").to_dict()
+        assert parts and render.question_text(bank, shown) in "".join(parts)
+        pushed.append((shown.kind, len(shown.options)))
+    # Sixty questions in their own orders, a handful of shapes: one keyboard built per shape.
+    assert len(built) == len(set(pushed)) < 10

@@ -18,6 +18,7 @@ PER_BANK = {
     "ideas": "SELECT COUNT(*) FROM misconception_states WHERE user_id = 501 AND bank_id = ?",
     "exam": "SELECT COUNT(*) FROM exam_dates WHERE user_id = 501 AND bank_id = ?",
     "topics": "SELECT COUNT(*) FROM learner_topics WHERE user_id = 501 AND bank_id = ?",
+    "days": "SELECT COUNT(*) FROM learner_bank_days WHERE user_id = 501 AND bank_id = ?",
 }
 
 
@@ -54,7 +55,14 @@ async def test_reset_asks_then_forgets_only_the_exam_it_named(tmp_path: Path) ->
         learn_before, demo_before = counts(h, "learn"), counts(h, "demo")
         assert learn_before["answers"] == 3 and learn_before["ideas"] >= 1
         assert all(learn_before.values()), learn_before
-        assert demo_before == {"answers": 3, "memory": 3, "ideas": 0, "exam": 1, "topics": 1}
+        assert demo_before == {
+            "answers": 3,
+            "memory": 3,
+            "ideas": 0,
+            "exam": 1,
+            "topics": 1,
+            "days": 1,
+        }
 
         await h.feed(factories.command("/reset", ANN, ANN_CHAT))
         ask = h.api.last_message(ANN["id"]) or {}
@@ -109,11 +117,13 @@ REVIEWED = {
     "mock_exams": "cleared for the exam (their items go with them)",
     "subscriptions": "kept: the daily question is a setting, not history",
     "learner_topics": "cleared for the exam (the /stats summary of the answers that went)",
+    "learner_bank_days": "cleared for the exam (the chart's days of the answers that went)",
     "learner_days": "kept: the streak counts days practised in any exam, not per exam",
     "learner_runs": "kept: the latest run of learner_days, which stays (kept by its triggers)",
     "member_totals": "kept: a group's leaderboard is the group's record",
     "question_reports": "kept: a report is about the question, and still counts once",
     "memory_params": "kept: fitted weights describe how the learner's memory works",
+    "memory_versions": "kept: a version only ever changes (the reset's deletes change it)",
 }
 
 

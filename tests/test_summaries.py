@@ -3,6 +3,7 @@ answers, and always equal to what the answers themselves say."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -21,7 +22,7 @@ from tests.bench.gen_history import migrate_up_to
 T0 = 1_780_000_000.0  # 2026-05-28
 GROUP, OTHER_GROUP = -1001, -1002
 ZONES = ["Asia/Kolkata", "America/New_York", None]
-SUMMARY_TABLES = ("learner_topics", "learner_days", "member_totals")
+SUMMARY_TABLES = ("learner_topics", "learner_days", "learner_bank_days", "member_totals")
 
 
 def people(conn: Connection) -> None:
@@ -103,7 +104,8 @@ def test_backfill_of_old_answers_equals_what_the_answer_transaction_keeps(
             (uid, chat, f"q{topic}", topic, int(correct), t),
         )
     old.execute("COMMIT")
-    assert "0010_summaries" in apply_migrations(old, default_timezone="Asia/Tokyo")
+    new = apply_migrations(old, default_timezone="Asia/Tokyo")
+    assert "0010_summaries" in new and "0023_bank_days" in new
     for name in SUMMARY_TABLES:
         assert table(old, name) == table(conn, name), name
     assert len(table(conn, "member_totals")) > 10
@@ -120,6 +122,17 @@ def test_summaries_agree_with_the_answers(conn: Connection) -> None:
         zone = ZoneInfo(tz or "Asia/Tokyo")
         times = [t for u, _, _, _, t in rows if u == uid]
         assert summaries.streak(conn, uid, now, zone) == current_streak(times, now, zone)
+        per_day: dict[dt.date, tuple[int, int]] = {}
+        for u, _, _, c, t in rows:
+            if u == uid:
+                day = dt.datetime.fromtimestamp(t, zone).date()
+                n, k = per_day.get(day, (0, 0))
+                per_day[day] = (n + 1, k + c)
+        got_days = summaries.bank_days(conn, uid, "b", dt.date(2026, 6, 20))
+        assert got_days == sorted(
+            (d, n, k) for d, (n, k) in per_day.items() if d >= dt.date(2026, 6, 20)
+        )
+        assert got_days
         totals = practice_sql.topic_totals(conn, uid, "b")
         for topic in "abc":
             mine = [c for u, _, tp, c, _ in rows if u == uid and tp == topic]

@@ -25,7 +25,7 @@ from bot.mock.models import ExamStatus, MockSummary
 from bot.mock.scoring import score
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
-from bot.storage import history_sql, learning_sql, mock_sql, practice_sql
+from bot.storage import history_sql, learning_sql, mock_sql, practice_sql, summaries
 from bot.storage.history_sql import AnswerRow
 from bot.storage.port import Connection, Store
 
@@ -97,24 +97,16 @@ def exam_moment(date: dt.date, zone: ZoneInfo) -> dt.datetime:
     return dt.datetime.combine(date, dt.time(EXAM_HOUR), zone).astimezone(dt.UTC)
 
 
-def chart_start(now: float, zone: ZoneInfo) -> float:
-    """The instant the chart's first day begins (local midnight, CHART_DAYS - 1 days ago)."""
-    today = dt.datetime.fromtimestamp(now, zone).date()
-    first = today - dt.timedelta(days=CHART_DAYS - 1)
-    return dt.datetime.combine(first, dt.time(0), zone).timestamp()
+def chart_first_day(today: dt.date) -> dt.date:
+    """The chart's first local day (CHART_DAYS - 1 days before today)."""
+    return today - dt.timedelta(days=CHART_DAYS - 1)
 
 
-def days_of(rows: Sequence[AnswerRow], zone: ZoneInfo, today: dt.date) -> list[DayActivity]:
-    """Answers and right answers per local day over the last CHART_DAYS days."""
-    start = today - dt.timedelta(days=CHART_DAYS - 1)
-    counts: dict[dt.date, list[int]] = {}
-    for r in rows:
-        day = dt.datetime.fromtimestamp(r.answered_at, zone).date()
-        if start <= day <= today:
-            c = counts.setdefault(day, [0, 0])
-            c[0] += 1
-            c[1] += r.correct
-    return [DayActivity(d, n, k) for d, (n, k) in sorted(counts.items())]
+def days_of(counts: Sequence[tuple[dt.date, int, int]], today: dt.date) -> list[DayActivity]:
+    """Answers and right answers per local day over the last CHART_DAYS days, from the
+    per-day summary (days after today, left by a zone that moved back, are not shown)."""
+    start = chart_first_day(today)
+    return [DayActivity(d, n, k) for d, n, k in counts if start <= d <= today]
 
 
 class ReadinessService:
@@ -158,14 +150,16 @@ class ReadinessService:
             prefs = practice_sql.user_prefs(conn, user_id)
             bank = self.catalog.bank(bank_id or prefs.bank_id)
             zone = ZoneInfo(prefs.timezone or self.default_timezone)
-            # Only the chart's days are read: the estimate works from the stored memory
-            # states, so the cost does not grow with the learner's history.
-            rows = history_sql.answers_since(conn, user_id, bank.id, chart_start(now, zone))
+            today = dt.datetime.fromtimestamp(now, zone).date()
+            # A row per day of the chart and one state per question met: the cost does not
+            # grow with the number of answers in the learner's history.
+            days = summaries.bank_days(conn, user_id, bank.id, chart_first_day(today))
             mocks = mock_sql.last_mocks(conn, user_id, bank.id, MOCKS_LISTED)
             return _Gathered(
                 bank.id,
                 prefs.timezone,
-                rows,
+                days,
+                history_sql.latest_answer_id(conn, user_id, bank.id),
                 stored_memory(conn, user_id, bank.id),
                 learning_sql.exam_date(conn, user_id, bank.id),
                 mocks,
@@ -173,7 +167,7 @@ class ReadinessService:
             )
 
         g = await self.db.read(gather)
-        rows, mocks = g.rows, g.mocks
+        mocks = g.mocks
         bank = self.catalog.bank(g.bank_id)
         plan = self.blueprint(bank)
         at = from_timestamp(now)
@@ -202,12 +196,12 @@ class ReadinessService:
             bank_title=bank.meta.title,
             readiness=ready,
             topics=topics,
-            days=tuple(days_of(rows, zone, today)),
+            days=tuple(days_of(g.days, today)),
             mocks=tuple(mocks),
             today=today,
             timezone=zone.key,
-            # A new answer falls inside the chart's days, so it always changes this key.
-            last_answer_id=max((r.answer_id for r in rows), default=0),
+            # A new answer always changes this key (the chart's cache).
+            last_answer_id=g.last_answer_id,
             exam_date=g.exam_date,
             at_exam=at_exam,
         )
@@ -246,7 +240,8 @@ class _Gathered:
 
     bank_id: str
     timezone: str | None
-    rows: list[AnswerRow]
+    days: list[tuple[dt.date, int, int]]  # (local day, answered, right), the chart's days
+    last_answer_id: int
     memory: dict[str, MemoryState]
     exam_date: dt.date | None
     mocks: list[MockSummary]

@@ -40,6 +40,10 @@ class Pacer:
         """Hold every sender for `seconds` (Telegram said 429: the flood limit is global)."""
         self._next = max(self._next, self._now() + seconds)
 
+    def wait_for_slot(self) -> float:
+        """Seconds until the next free slot (every sender waiting already holds its own)."""
+        return max(0.0, self._next - self._now())
+
 
 class GroupWindow:
     """At most `limit` messages per `window` seconds to any one chat (groups: 20 a minute)."""
@@ -80,6 +84,12 @@ class Unpaced:
 
     def pause(self, seconds: float) -> None:
         """Nothing to pause."""
+
+    interval = 0.0
+
+    def wait_for_slot(self) -> float:
+        """Never waits."""
+        return 0.0
 
 
 # A 429 on a send to one chat is about that chat: only that chat waits. When most recent sends

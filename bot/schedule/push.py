@@ -21,7 +21,7 @@ from functools import partial
 from typing import TypeVar
 
 from bot.config import Settings
-from bot.domain import due
+from bot.domain import due, zones
 from bot.domain.kinds import ChatKind, PushState
 from bot.practice.clock import Clock, JumpWatch
 from bot.practice.groups import GroupService
@@ -40,7 +40,7 @@ from bot.schedule.ports import Courier
 from bot.storage import practice_sql, push_lease
 from bot.storage import push_log as dlog
 from bot.storage.port import Connection, StorageError, Store
-from bot.storage.push_peak import peak_due
+from bot.storage.push_peak import due_profile, minute_load
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,6 +50,8 @@ T = TypeVar("T")
 MATERIALIZE_BATCH = 1000
 PLAN_HOLD_S = 0.025
 DAY_S = 86400.0
+# /daily looks this many minutes either side of a full minute for one with room.
+MINUTES_TRIED = 180
 
 
 def push_rate(settings: Settings) -> float:
@@ -126,6 +128,7 @@ class PushService:
         self._loop_task: asyncio.Task[None] | None = None
         self._stopping = False
         self._db_failing = 0  # consecutive failed push writes (0: the database is fine)
+        self._warned: str | None = None  # the capacity warning logged last
 
     def _now(self) -> float:
         return self.pace_now()
@@ -179,23 +182,66 @@ class PushService:
 
         def gather(conn: Connection) -> PushStats:
             active, inactive, upcoming = dlog.subscriber_counts(conn, now, DAY_S)
-            cap = capacity(peak_due(conn), self.rate, self.grace_s)
+            cap = self._capacity_of(due_profile(conn, now - self.grace_s), now)
             return PushStats(active, inactive, upcoming, dlog.push_counts(conn, now - DAY_S), cap)
 
         return await self.db.read(gather)
 
     async def capacity(self) -> Capacity | None:
-        """The busiest due instant against the rate and the grace."""
-        return capacity(await self.db.read(peak_due), self.rate, self.grace_s)
+        """The backlog (what is due and not sent yet, and every subscription's next push)
+        against what the rate sends within the grace."""
+        now = self.clock.now()
+        profile = await self.db.read(lambda c: due_profile(c, now - self.grace_s))
+        return self._capacity_of(profile, now)
+
+    def _capacity_of(self, profile: list[tuple[float, int]], now: float) -> Capacity | None:
+        return capacity(profile, self.rate, self.grace_s, now)
+
+    async def check_capacity(self) -> Capacity | None:
+        """`capacity`, warning in the log when the backlog cannot be sent in time (once per
+        distinct warning: a tick that finds the same shortfall says nothing new)."""
+        cap = await self.capacity()
+        warning = cap.warning() if cap is not None else None
+        if warning and warning != self._warned:
+            log.warning("push: %s", warning)
+        self._warned = warning
+        return cap
+
+    async def minute_room(self, chat_id: int, local_time: str, timezone: str) -> str | None:
+        """None when a push at `local_time` in `timezone` still fits the rate (the minute
+        holds fewer pushes than the rate sends in a minute, this chat's own not counted);
+        else the nearest local time (HH:MM, either side) whose minute has room, or "" if
+        none within MINUTES_TRIED has."""
+        tz = zones.zone(timezone)
+        if tz is None:
+            return None
+        now = self.clock.now()
+        per_minute = math.floor(self.rate * 60)
+        hour, minute = (int(x) for x in local_time.split(":"))
+        chosen = hour * 60 + minute
+
+        def full(conn: Connection, minutes: int) -> bool:
+            text = f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
+            at = due.next_due(text, tz, now).at
+            return minute_load(conn, at, chat_id) >= per_minute
+
+        def probe(conn: Connection) -> str | None:
+            if not full(conn, chosen):
+                return None
+            for step in range(1, MINUTES_TRIED + 1):
+                for minutes in (chosen + step, chosen - step):
+                    if not full(conn, minutes % 1440):
+                        return f"{minutes % 1440 // 60:02d}:{minutes % 60:02d}"
+            return ""
+
+        return await self.db.read(probe)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> int:
         """Put back rows a crash left `sending` (at-least-once) and warn when the rate cannot
         serve the busiest due instant within the grace; returns how many rows came back."""
         recovered = await self._recover()
-        cap = await self.capacity()
-        if cap is not None and (warning := cap.warning()):
-            log.warning("push: %s", warning)
+        await self.check_capacity()
         return recovered
 
     async def _recover(self) -> int:
@@ -259,7 +305,9 @@ class PushService:
             if jump := self._watch.check():
                 await self.db.write(lambda c: dlog.shift_pending(c, jump))
             now = self.clock.now()
-            await self.plan(now)
+            if await self.plan(now):
+                # New rows joined the backlog: say now if it cannot all be sent in time.
+                await self.check_capacity()
             await self._recover()
             skipped = await self.db.write(lambda c: dlog.skip_late(c, now, self.grace_s))
             if skipped:
@@ -341,6 +389,7 @@ class PushService:
                         pick=self._pick,
                         owner=self.owner,
                         lease_until=now + LEASE_S,
+                        slots=self._slots(now),
                     )
                     ok, claims = await self._write(claim)
                     if ok and claims is not None:
@@ -382,6 +431,12 @@ class PushService:
                 task.cancel()
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
+
+    def _slots(self, now: float) -> dlog.SendSlots:
+        """When the next claims would be sent: the senders in flight already hold their
+        slots in the pacer, so a backlog shows as a next free slot later than now."""
+        pacer = self.pacing.pacer
+        return dlog.SendSlots(now + pacer.wait_for_slot(), pacer.interval, self.grace_s)
 
     async def _deliver(self, claim: dlog.Claim) -> dlog.Outcome:
         """One claim through the courier; a slot past due + grace skips it (not sent)."""

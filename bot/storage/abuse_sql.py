@@ -69,6 +69,7 @@ NOT_HISTORY = frozenset(
         "deliveries",
         "question_reports",
         "memory_params",
+        "memory_versions",
     }
 )
 

@@ -34,7 +34,10 @@ from bot.storage.port import Connection, StorageError
 BATCH_ROWS = 2000
 FLOAT_DIGITS = 6  # floats are compared to a millionth: both backends store IEEE doubles
 # Tables written by triggers on other tables: copied after those, cleared before their copy.
-KEPT_BY_TRIGGERS: dict[str, tuple[str, ...]] = {"learner_runs": ("learner_days",)}
+KEPT_BY_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "learner_runs": ("learner_days",),
+    "memory_versions": ("memory_states",),
+}
 # Bookkeeping each database keeps for itself (the target's migrations wrote its own).
 NOT_COPIED = frozenset({"schema_migrations"})
 

@@ -20,7 +20,7 @@ Still SQLite-only, and why:
 - The catalog: `sqlite_master` and `PRAGMA table_info` (abuse_sql's reset finds its tables by
   their columns, bot_status checks and counts tables, memory_backfill reads the columns an
   early migration left). PostgreSQL: information_schema.
-- Planner hints: `INDEXED BY subscriptions_due` (push_peak.peak_due) and `NOT INDEXED`
+- Planner hints: `NOT INDEXED`
   (summaries.backfill, migration 0010). PostgreSQL has no such syntax: drop them there.
 - `group_concat(x, sep)` (item_sql): PostgreSQL's `string_agg(x::text, sep)`, with one
   ORDER BY in each aggregate so the lists stay aligned.

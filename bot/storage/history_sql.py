@@ -28,11 +28,11 @@ def answers_in_bank(conn: Connection, user_id: int, bank_id: str) -> list[Answer
     return [AnswerRow(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
 
 
-def answers_since(conn: Connection, user_id: int, bank_id: str, since: float) -> list[AnswerRow]:
-    """A learner's answers in a bank at or after `since` (epoch seconds), oldest first."""
-    rows = conn.execute(
-        "SELECT id, question_id, topic, correct, answered_at FROM answers"
-        " WHERE user_id = ? AND bank_id = ? AND answered_at >= ? ORDER BY answered_at, id",
-        (user_id, bank_id, since),
-    )
-    return [AnswerRow(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+def latest_answer_id(conn: Connection, user_id: int, bank_id: str) -> int:
+    """The id of the learner's latest answer in a bank (0 before any): one index seek."""
+    row = conn.execute(
+        "SELECT id FROM answers WHERE user_id = ? AND bank_id = ?"
+        " ORDER BY answered_at DESC, id DESC LIMIT 1",
+        (user_id, bank_id),
+    ).fetchone()
+    return 0 if row is None else int(row[0])

@@ -5,6 +5,8 @@ transaction as its row. They return the engine's frozen dataclasses."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,14 +52,47 @@ def state_of(row: tuple[object, ...]) -> MemoryState:
     return _parsed(row)
 
 
+# The states last read per learner and bank, with the version they were read at
+# (memory_versions, changed by triggers with every change to them): a read that finds the
+# version unchanged reuses them, one primary-key read instead of all the rows and their parse.
+# Versions are random 64-bit values: two databases open in one process never share one.
+_read: OrderedDict[tuple[int, str], tuple[int, dict[str, MemoryState]]] = OrderedDict()
+_read_lock = threading.Lock()  # reads run on several reader threads
+MEMORY_READS_KEPT = 2048
+
+
+def memory_version(conn: Connection, user_id: int, bank_id: str) -> int | None:
+    """The version of a learner's memory states in a bank (None: they never had one)."""
+    row = conn.execute(
+        "SELECT version FROM memory_versions WHERE user_id = ? AND bank_id = ?",
+        (user_id, bank_id),
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def memory_states(conn: Connection, user_id: int, bank_id: str) -> dict[str, MemoryState]:
-    """A learner's memory of every question met in a bank, by question id."""
+    """A learner's memory of every question met in a bank, by question id (a new dict)."""
+    version = memory_version(conn, user_id, bank_id)
+    key = (user_id, bank_id)
+    if version is not None:
+        with _read_lock:
+            found = _read.get(key)
+            if found is not None and found[0] == version:
+                _read.move_to_end(key)
+                return dict(found[1])
     rows = _tuples(conn).execute(
         f"SELECT question_id, {_MEMORY_SELECT} FROM memory_states"
         " WHERE user_id = ? AND bank_id = ?",
         (user_id, bank_id),
     )
-    return {row[0]: _parsed(row[1:]) for row in rows}
+    states = {row[0]: _parsed(row[1:]) for row in rows}
+    if version is not None:
+        with _read_lock:
+            _read[key] = (version, states)
+            _read.move_to_end(key)
+            while len(_read) > MEMORY_READS_KEPT:
+                _read.popitem(last=False)
+    return dict(states)
 
 
 def _tuples(conn: Connection) -> Cursor:

@@ -95,8 +95,27 @@ def upsert_user_prefs(conn: Connection, user: Learner, now: float) -> UserPrefs:
     return upsert_user_settings(conn, user, now)[0]
 
 
+# seen_at is refreshed at most this often: a pick that finds the user's row as it would write
+# it reads it and leaves the row (and its page) alone.
+SEEN_EVERY_S = 3600.0
+
+
 def upsert_user_settings(conn: Connection, user: Learner, now: float) -> tuple[UserPrefs, bool]:
-    """`upsert_user_prefs`, and whether Sure/Unsure is asked (`learning_sql.learning_prefs`)."""
+    """`upsert_user_prefs`, and whether Sure/Unsure is asked (`learning_sql.learning_prefs`).
+    Nothing is written when the user's names are as stored and seen_at is recent."""
+    row = conn.execute(
+        "SELECT bank_id, topic, timezone, confidence, first_name, username, language, seen_at"
+        " FROM users WHERE id = ?",
+        (user.id,),
+    ).fetchone()
+    if (
+        row is not None
+        and row[4] == user.first_name
+        and row[5] == user.username
+        and (user.language is None or row[6] == user.language)
+        and 0 <= now - row[7] < SEEN_EVERY_S
+    ):
+        return UserPrefs(row[0], row[1], row[2]), bool(row[3])
     rows = conn.execute(
         _UPSERT_USER + " RETURNING bank_id, topic, timezone, confidence",
         (user.id, user.first_name, user.username, user.language, 0, now, now),

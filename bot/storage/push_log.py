@@ -77,6 +77,7 @@ class Outcome:
 
 
 KINDS = frozenset(ChatKind)
+LATE_SLOT = "late: its send slot comes after due + grace"
 # Picks a question for a due chat and records its delivery: (delivery_id, bank_id, question_id).
 Picker = Callable[[Connection, DueRow, float], tuple[int, str, str] | None]
 
@@ -198,16 +199,20 @@ def shift_pending(conn: Connection, seconds: float) -> int:
     return cur.rowcount
 
 
-def skip_late(conn: Connection, now: float, grace_s: float) -> int:
+def skip_late(
+    conn: Connection, now: float, grace_s: float, *, send_at: float | None = None
+) -> int:
     """Pending rows more than the grace late (the bot was down) are skipped for the day; rows
-    already tried (waiting in backoff, or cut off by a crash) are failed with their last error."""
+    already tried (waiting in backoff, or cut off by a crash) are failed with their last error.
+    `send_at`: the earliest instant the push can send (its pacer's next free slot, later than
+    `now` under a backlog): rows whose grace ends before it are late already."""
     cur = conn.execute(
         "UPDATE push_log SET finished_at = ?,"
         " state = CASE WHEN attempts > 0 THEN 'failed' ELSE 'skipped' END,"
         " error = CASE WHEN attempts > 0 THEN substr('gave up: ' || COALESCE(error, 'late'), 1,"
         " 200) ELSE 'late' END"
         " WHERE state = 'pending' AND due_at < ?",
-        (now, now - grace_s),
+        (now, (now if send_at is None else max(now, send_at)) - grace_s),
     )
     return cur.rowcount
 
@@ -220,11 +225,42 @@ def claim(
     *,
     owner: str | None = None,
     lease_until: float | None = None,
+    slots: SendSlots | None = None,
 ) -> list[Claim]:
     """Claim up to `limit` ready pending rows (oldest first), choosing each one's question once;
-    the claims belong to `owner` until `lease_until` (None: recovered at the next look)."""
-    rows = ready_rows(conn, now, limit)
-    return claim_rows(conn, rows, now, pick, owner=owner, lease_until=lease_until)
+    the claims belong to `owner` until `lease_until` (None: recovered at the next look).
+    With `slots`, rows that would be sent after their due time plus the grace are skipped
+    first, with no question picked and no delivery written for them."""
+    if slots is None:
+        rows = ready_rows(conn, now, limit)
+        return claim_rows(conn, rows, now, pick, owner=owner, lease_until=lease_until)
+    skip_late(conn, now, slots.grace_s, send_at=slots.first)
+    claims: list[Claim] = []
+    # Every row read leaves `pending` (claimed, skipped, failed or taken by another claimer),
+    # so reading again finds the next ones: a batch is short only when no row is left.
+    while (want := limit - len(claims)) > 0:
+        rows = ready_rows(conn, now, want)
+        claims += claim_rows(
+            conn, rows, now, pick, owner=owner, lease_until=lease_until, slots=slots,
+            position=len(claims),
+        )  # fmt: skip
+        if len(rows) < want:
+            break
+    return claims
+
+
+@dataclass(frozen=True, slots=True)
+class SendSlots:
+    """When the claims of one batch would be sent: the first at `first` (wall-clock seconds,
+    the pacer's next free slot), each next one `interval` later; none after due + `grace_s`."""
+
+    first: float
+    interval: float
+    grace_s: float
+
+    def late(self, due_at: float, position: int) -> bool:
+        """Whether the claim at `position` in the batch would go out past its grace."""
+        return self.first + position * self.interval > due_at + self.grace_s
 
 
 # A pending row as `claim` reads it: the log row, its delivery if one was chosen, and its chat's
@@ -258,8 +294,11 @@ def claim_rows(
     *,
     owner: str | None = None,
     lease_until: float | None = None,
+    slots: SendSlots | None = None,
+    position: int = 0,
 ) -> list[Claim]:
-    """Claim the rows `ready_rows` read (what `claim` writes). Each write applies only while
+    """Claim the rows `ready_rows` read (what `claim` writes); `position`: the first claim's
+    place in its batch's send slots. Each write applies only while
     the row is still pending with the attempts read (compare and set), so a row another
     claimer took in between stays theirs: it is left out, and no question is picked for it."""
     claims: list[Claim] = []
@@ -273,6 +312,10 @@ def claim_rows(
         if kind_text not in KINDS:
             error = f"unknown chat kind {kind_text!r}"
             done.append((PushState.FAILED, now, error, log_id, attempts))
+            continue
+        if slots is not None and slots.late(due_at, position + len(claims)):
+            state = PushState.FAILED if attempts else PushState.SKIPPED
+            done.append((state, now, LATE_SLOT, log_id, attempts))
             continue
         won = conn.execute(
             "UPDATE push_log SET state = 'sending', claimed_at = ?, attempts = ?, owner = ?,"

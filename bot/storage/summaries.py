@@ -77,6 +77,13 @@ def add_answer(
         " ON CONFLICT (user_id, local_date) DO UPDATE SET answered = learner_days.answered + 1",
         (user_id, day),
     )
+    conn.execute(
+        "INSERT INTO learner_bank_days (user_id, bank_id, local_date, answered, correct)"
+        " VALUES (?, ?, ?, 1, ?) ON CONFLICT (user_id, bank_id, local_date) DO UPDATE SET"
+        " answered = learner_bank_days.answered + 1,"
+        " correct = learner_bank_days.correct + excluded.correct",
+        (user_id, bank_id, day, hit),
+    )
     if chat_id == user_id:  # a private chat: no leaderboard
         return
     row = conn.execute("SELECT tz FROM chats WHERE id = ?", (chat_id,)).fetchone()
@@ -91,6 +98,19 @@ def add_answer(
         " last_correct_at = COALESCE(excluded.last_correct_at, member_totals.last_correct_at)",
         [(chat_id, w, user_id, hit, now, last_correct) for w in (ALL_TIME, week)],
     )
+
+
+def bank_days(
+    conn: Connection, user_id: int, bank_id: str, first: dt.date
+) -> list[tuple[dt.date, int, int]]:
+    """(local day, answered, right) of a learner in a bank from `first` on, oldest first:
+    one row a day practised, however many answers the days hold."""
+    rows = conn.execute(
+        "SELECT local_date, answered, correct FROM learner_bank_days"
+        " WHERE user_id = ? AND bank_id = ? AND local_date >= ? ORDER BY local_date",
+        (user_id, bank_id, first.isoformat()),
+    )
+    return [(dt.date.fromisoformat(day), int(n), int(k)) for day, n, k in rows]
 
 
 def streak(conn: Connection, user_id: int, now: float, zone: ZoneInfo) -> int:
@@ -167,6 +187,31 @@ def merge_chat(conn: Connection, old_id: int, new_id: int) -> None:
     """A group's totals follow it to its supergroup id, added to any the new id has."""
     conn.execute(_MERGE_TOTALS, (new_id, old_id))
     conn.execute("DELETE FROM member_totals WHERE chat_id = ?", (old_id,))
+
+
+def backfill_bank_days(conn: Connection, default_timezone: str) -> None:
+    """Fill learner_bank_days from existing answers (migration 0021), as `backfill` fills
+    learner_days: quarter hours counted in SQL, each turned into a local day in Python."""
+    user_zones = dict(conn.execute("SELECT id, timezone FROM users WHERE timezone IS NOT NULL"))
+    keys: dict[tuple[str, int], str] = {}
+    days: defaultdict[tuple[int, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    rows = conn.execute(
+        f"SELECT user_id, bank_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*),"
+        " SUM(correct) FROM answers NOT INDEXED GROUP BY user_id, bank_id, q"
+    )
+    for user_id, bank_id, q, n, hits in rows:
+        name = user_zones.get(user_id) or default_timezone
+        key = keys.get((name, q))
+        if key is None:
+            key = keys[(name, q)] = day_key(q * BUCKET_S, _zone(name, default_timezone))
+        acc = days[(user_id, bank_id, key)]
+        acc[0] += n
+        acc[1] += hits
+    conn.executemany(
+        "INSERT INTO learner_bank_days (user_id, bank_id, local_date, answered, correct)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(u, b, d, n, k) for (u, b, d), (n, k) in days.items()],
+    )
 
 
 def backfill(conn: Connection, default_timezone: str) -> None:

@@ -12,6 +12,13 @@ CPU time of a next question beside its wall time (on a shared machine the wall t
 waiting for a core). Targets: next/stats p99 ≤ 5 ms (20k) and ≤ 2 ms (200); leaderboard
 ≤ 10 ms; answer max under a heavy read ≤ 3× idle.
 
+Then what each handler reads and computes, per command, for a fresh learner (registered, no
+answer), the 200-answer one and the 20,000-answer one (their memory states backfilled in the
+generated history): the pick of /quiz and of /mistakes, /stats (its counts, the readiness
+report and the wrong ideas), /ready (the report) and the chart's render (uncached), CPU
+min/median/max over CMD_CALLS calls of each rep, and the 20k / fresh ratio (target ≤ ×1.5).
+HIST_ONLY=commands runs only that part.
+
 HIST_SOURCE=path copies that database instead of the generated one (e.g. one already
 upgraded, to compare two revisions without timing the upgrade); HIST_JSON=path writes the
 figures there (seconds), for a script that interleaves revisions.
@@ -38,6 +45,7 @@ from bot.domain.models import Learner
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.groups import GroupService
+from bot.practice.readiness_service import ReadinessService, render_stats_chart
 from bot.practice.service import PracticeService
 from bot.storage import summaries
 from bot.storage.port import Connection
@@ -45,6 +53,7 @@ from bot.storage.sqlite.database import Database
 from tests.bench import gen_history as gen
 
 REPS = int(os.environ.get("HIST_REPS", "3"))
+CMD_CALLS = int(os.environ.get("HIST_CMD_CALLS", "40"))
 CALLS = 100
 ANSWERS = 60
 ANSWERER = 4_321  # an ordinary learner whose answers are timed
@@ -142,6 +151,57 @@ async def streak_cost(db: Database, user_id: int) -> None:
         )
 
 
+async def commands(
+    service: PracticeService, ready: ReadinessService, figures: dict[str, list[float]]
+) -> None:
+    """CPU of each command's own work, per learner: the calls the handlers make."""
+    from bot.domain.kinds import Source
+
+    learners = {"fresh": gen.FRESH, "200": gen.LIGHT, "20k": gen.HEAVY}
+
+    async def stats_cmd(uid: int) -> None:
+        # As the /stats handler: counts, the report, the wrong ideas (the chart separately).
+        await service.stats(uid)
+        await ready.report(uid)
+        await service.learning.misconceptions(uid)
+
+    async def chart(uid: int) -> None:
+        report = await ready.report(uid)
+        await asyncio.to_thread(render_stats_chart, report)
+
+    def calls(uid: int) -> dict[str, Callable[[], Awaitable[Any]]]:
+        who = Learner(uid, f"L{uid}")
+        return {
+            "next question (/quiz pick)": lambda: service.next_delivery(uid, who),
+            "/mistakes pick": lambda: service.next_delivery(uid, who, source=Source.MISTAKES),
+            "/stats (without the chart)": lambda: stats_cmd(uid),
+            "/ready (the report)": lambda: ready.report(uid),
+            "chart (report + render)": lambda: chart(uid),
+        }
+
+    for _ in range(REPS):
+        for size, uid in learners.items():
+            for name, call in calls(uid).items():
+                await call()  # warm: caches as a running bot has them
+                cpu: list[float] = []
+                await latencies(call, CMD_CALLS, cpu)
+                figures.setdefault(f"CPU {name}, {size}", []).append(statistics.median(cpu))
+
+
+def command_lines(figures: dict[str, list[float]]) -> None:
+    names = [k.removeprefix("CPU ").rsplit(", ", 1)[0] for k in figures if k.endswith(", 20k")]
+    for name in names:
+        for size in ("fresh", "200", "20k"):
+            line(f"CPU {name}, {size}", figures[f"CPU {name}, {size}"])
+        ratio = statistics.median(figures[f"CPU {name}, 20k"]) / statistics.median(
+            figures[f"CPU {name}, fresh"]
+        )
+        print(
+            f"   {name}: 20k / fresh ×{ratio:.2f}"
+            f" (target ≤ ×1.5: {'OK' if ratio <= 1.5 else 'NO'})"
+        )
+
+
 async def run(path: Path) -> dict[str, list[float]]:
     catalog = Catalog(load_banks([BUNDLED_QUESTIONS]).banks)
     clock = FakeClock(gen.END + 60)
@@ -150,6 +210,13 @@ async def run(path: Path) -> dict[str, list[float]]:
     await db.open()
     print(f"   open (newer migrations and their backfill): {time.perf_counter() - t0:.1f} s")
     service = PracticeService(db, catalog, clock=clock, rng=random.Random(1))
+    ready = ReadinessService(db, catalog, clock=clock)
+    figures: dict[str, list[float]] = {}
+    if os.environ.get("HIST_ONLY") == "commands":
+        await commands(service, ready, figures)
+        await db.close()
+        command_lines(figures)
+        return figures
     groups = GroupService(db, catalog, clock=clock, rng=random.Random(1))
     heavy, light = Learner(gen.HEAVY, "H"), Learner(gen.LIGHT, "L")
     stats = await service.stats(gen.HEAVY)
@@ -160,7 +227,6 @@ async def run(path: Path) -> dict[str, list[float]]:
     await streak_cost(db, gen.HEAVY)
     board = await groups.leaderboard(gen.GROUP)
     print(f"   group leaderboard: top {board.all_time[0].answered:,} answers all time")
-    figures: dict[str, list[float]] = {}
 
     def add(name: str, value: float) -> None:
         figures.setdefault(name, []).append(value)
@@ -184,6 +250,7 @@ async def run(path: Path) -> dict[str, list[float]]:
             service, clock, lambda: service.stats(gen.HEAVY)))  # fmt: skip
         add("answer max, beside the leaderboard", await answer_max(
             service, clock, lambda: groups.leaderboard(gen.GROUP)))  # fmt: skip
+    await commands(service, ready, figures)
     await db.close()
     targets = {
         "next question p99, 20k answers": 5.0,
@@ -193,7 +260,9 @@ async def run(path: Path) -> dict[str, list[float]]:
         "leaderboard, 600k-answer group (median)": 10.0,
     }
     for name, reps in figures.items():
-        line(name, reps, targets.get(name))
+        if not name.startswith("CPU ") or "answers" in name:
+            line(name, reps, targets.get(name))
+    command_lines(figures)
     idle = statistics.median(figures["answer max, idle"])
     for name in ("answer max, beside heavy /stats", "answer max, beside the leaderboard"):
         ratio = statistics.median(figures[name]) / idle

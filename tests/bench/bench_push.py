@@ -119,6 +119,8 @@ async def unpaced(folder: Path) -> dict[str, float]:
     seed(folder / "bot.sqlite3", SUBSCRIBERS, "07:00")
     clock = FakeClock(START + dt.timedelta(hours=1, minutes=1))
     app, request, services = await started_app(folder, clock)
+    if services.push is not None:  # only the measured push claims: the app's stays idle
+        await services.push.stop()
     try:
         courier = TelegramCourier(
             app.bot, services.catalog, practice=services.practice, groups=services.groups
@@ -256,6 +258,9 @@ async def grace_run(folder: Path) -> dict[str, Any]:
         states = dict(
             factories.rows(h.db_path, "SELECT state, COUNT(*) FROM push_log GROUP BY state")
         )
+        picked = factories.rows(
+            h.db_path, "SELECT COUNT(*) FROM deliveries WHERE source = 'daily'"
+        )[0][0]
     deadline = due_at + GRACE_MINUTES * 60
     return {
         "sent": sent,
@@ -263,6 +268,7 @@ async def grace_run(folder: Path) -> dict[str, Any]:
         "late": sum(d > deadline for d in dates),
         "last after due s": max(dates) - due_at if dates else 0,
         "states": states,
+        "picked": picked,
         "warning": cap.warning() if cap is not None else None,
         "s": wall,
         "cpu s": cpu,
@@ -474,6 +480,7 @@ def main() -> None:
         )
         print(f"   capacity     {g['warning']}")
         print(f"   log rows     {g['states']}; {g['messages']:,} messages sent")
+        print(f"   picked       {g['picked']:,} questions picked and deliveries written")
         ok = g["late"] == 0
         print(
             f"   after grace  {g['late']} sent after due + grace; last sent"

@@ -21,14 +21,16 @@ from pathlib import Path
 
 from bot.bank.loader import load_banks
 from bot.config import BUNDLED_QUESTIONS
+from bot.learning.memory import Answer, from_timestamp, replay_all
 from bot.storage.sqlite.migrations import applied, available
 
-VERSION = 1
+VERSION = 2  # 2: the measured learners' memory states backfilled, a fresh learner
 END = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC).timestamp()  # the bench's "now"
 DAYS = 400
 LEARNERS = 10_000  # ids 1..LEARNERS
 HEAVY = 20_001  # 20,000 answers, 50 a day
 LIGHT = 20_002  # 200 answers, 2 a day over the last 100 days
+FRESH = 20_003  # registered, no answer yet
 GROUP = -1_001_234_567_890  # 600,000 answers
 GROUP_MEMBERS = 3_000  # learners 1..3000 are also members of the group
 GROUP_PER_DAY = 5  # questions a day, 300 members answering each
@@ -72,7 +74,7 @@ def generate(path: Path) -> dict[str, int]:
     first = END - DAYS * 86400
     users = [
         (uid, f"L{uid}", rng.choice(ZONES), first, END)
-        for uid in (*range(1, LEARNERS + 1), HEAVY, LIGHT)
+        for uid in (*range(1, LEARNERS + 1), HEAVY, LIGHT, FRESH)
     ]
     # Indexes are built once after the bulk insert (much faster than row by row).
     indexes = conn.execute(
@@ -151,6 +153,7 @@ def generate(path: Path) -> dict[str, int]:
         answers_total += len(answers)
     for _, sql in indexes:
         conn.execute(sql)
+    backfill_measured(conn)
     conn.execute("COMMIT")
     conn.close()
     partial.replace(path)
@@ -160,6 +163,31 @@ def generate(path: Path) -> dict[str, int]:
         flush=True,
     )
     return {"answers": answers_total, "deliveries": next_delivery - 1}
+
+
+def backfill_measured(conn: sqlite3.Connection) -> None:
+    """The measured learners' memory states, replayed from their answers as the memory
+    model's migration does (the others keep none: that would take longer than the history),
+    so their picks and /ready read the states a bot that ran for a year holds."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(memory_states)")}
+    by_learner: dict[tuple[int, str], list[Answer]] = {}
+    rows = conn.execute(
+        "SELECT user_id, bank_id, question_id, answered_at, correct FROM answers"
+        " WHERE user_id IN (?, ?) ORDER BY user_id, bank_id, answered_at, id",
+        (HEAVY, LIGHT),
+    )
+    for uid, bank_id, qid, at, correct in rows:
+        by_learner.setdefault((uid, bank_id), []).append(
+            Answer(qid, from_timestamp(at), bool(correct))
+        )
+    for (uid, bank_id), answers in by_learner.items():
+        for qid, state in replay_all(answers).items():
+            row = {c: v for c, v in state.to_row().items() if c in columns}
+            conn.execute(
+                f"INSERT INTO memory_states (user_id, bank_id, question_id, {', '.join(row)})"
+                f" VALUES (?, ?, ?, {', '.join('?' * len(row))})",
+                (uid, bank_id, qid, *row.values()),
+            )
 
 
 def migrate_up_to(conn: sqlite3.Connection, last: str) -> None:

@@ -74,6 +74,10 @@ def prepare(url: str, default_timezone: str = "UTC") -> list[str]:
     conn = connect_blocking(url)
     try:
         assert isinstance(conn, PgConnection)
+        # A backfill counts a learner without a zone in the bot's default one.
+        conn.raw.execute(
+            "SELECT set_config('quizbot.default_timezone', %s, false)", (default_timezone,)
+        )
         return apply_migrations(conn.raw)
     except psycopg.Error as err:
         raise DatabaseUnavailable(f"cannot use the database {safe_url(url)}: {err}") from err

@@ -39,6 +39,7 @@ def _python_steps() -> dict[str, Callable[[sqlite3.Connection, str], object]]:
         "0006_learning": lambda conn, _tz: backfill_memory(conn),
         "0010_summaries": summaries.backfill,
         "0017_forgetting_probe": lambda conn, _tz: forgetting_sql.backfill(conn),
+        "0023_bank_days": summaries.backfill_bank_days,
     }
 
 

@@ -70,6 +70,15 @@ async def daily(update: Update, context: QuizContext) -> None:
             return
     else:
         zone_name = await zone_of(context, user.id)
+    free = await push.minute_room(chat.id, local_time, zone_name)
+    if free is not None:  # the minute is full: offer the nearest one with room instead
+        when_full = {"time": local_time, "tz": esc(zone_name)}
+        if free:
+            text = texts.DAILY_FULL.format(**when_full, free=free)
+            await send_html(context.bot, chat.id, text, keyboards.daily_free_keyboard(free))
+        else:
+            await send_html(context.bot, chat.id, texts.DAILY_ALL_FULL.format(**when_full))
+        return
     occ = await push.subscribe(chat.id, local_time, zone_name, user_id=user.id)
     text = texts.DAILY_SET.format(time=local_time, tz=esc(zone_name), next=when(occ.at, zone_name))
     await send_html(context.bot, chat.id, text, keyboards.daily_keyboard(local_time))
@@ -92,8 +101,14 @@ async def on_daily_button(press: Press, context: QuizContext) -> None:
         sub = await push.subscription(chat.id)
         if sub is not None:
             zone_name = sub.timezone
-        await push.subscribe(chat.id, local_time, zone_name, user_id=user.id)
-        await query.answer(texts.CB_DAILY_SET.format(time=local_time, tz=zone_name))
+        free = await push.minute_room(chat.id, local_time, zone_name)
+        if free is None:
+            await push.subscribe(chat.id, local_time, zone_name, user_id=user.id)
+            await query.answer(texts.CB_DAILY_SET.format(time=local_time, tz=zone_name))
+        elif free:
+            await query.answer(texts.CB_DAILY_FULL.format(time=local_time, free=free))
+        else:
+            await query.answer(texts.CB_DAILY_ALL_FULL.format(time=local_time))
     text, current = await status_text(context, chat.id, user.id)
     markup = keyboards.daily_keyboard(current)
     await edit_or_send(context.bot, chat.id, press.message.message_id, text, markup)

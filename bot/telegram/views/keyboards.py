@@ -159,6 +159,14 @@ def why_keyboard(url: str) -> InlineKeyboardMarkup:
 DAILY_TIMES = ("07:00", "08:00", "12:00", "18:00", "20:00", "21:30")
 
 
+def daily_free_keyboard(free: str) -> InlineKeyboardMarkup:
+    """One button that takes the nearest daily time with room (HH:MM)."""
+    take = _button(
+        texts.DAILY_TAKE_BUTTON.format(free=free), callbacks.DAILY(free.replace(":", ""))
+    )
+    return InlineKeyboardMarkup([[take]])
+
+
 def daily_keyboard(current: str | None) -> InlineKeyboardMarkup:
     """A few common times (the current one marked) and Off."""
     buttons = [

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.bank.models import Bank, Question
+from bot.bank.models import Bank, Kind, Question
 from bot.domain import display
 from bot.telegram.views import keyboards, render, texts
 from bot.telegram.views.html_split import split_html
@@ -77,17 +77,28 @@ def shown(bank: Bank, question: Question) -> Shown:
     return found
 
 
-@lru_cache(maxsize=CACHE_SIZE // 4)
-def _private_push(shown: Shown) -> tuple[tuple[str, ...], str]:
-    parts = split_html(texts.DAILY_HEADER + render.question_text(shown.bank, shown.question))
-    keyboard = keyboards.question_keyboard(
-        STAND_IN_ID, shown.question, token=STAND_IN_TOKEN
-    ).to_dict()
-    return tuple(parts), json.dumps(keyboard)
+@lru_cache(maxsize=CACHE_SIZE)
+def _push_parts(shown: Shown) -> tuple[str, ...]:
+    return tuple(split_html(texts.DAILY_HEADER + render.question_text(shown.bank, shown.question)))
+
+
+# The answer keyboard of a question depends on its kind and number of options only (letters in
+# the order shown, callbacks by position): one JSON template per shape, however many questions
+# and option orders a push sends, instead of keyboard objects built and serialised per send.
+_keyboards: dict[tuple[Kind, int], str] = {}
+
+
+def _keyboard_template(question: Question) -> str:
+    shape = (question.kind, len(question.options))
+    found = _keyboards.get(shape)
+    if found is None:
+        keyboard = keyboards.question_keyboard(STAND_IN_ID, question, token=STAND_IN_TOKEN)
+        found = _keyboards[shape] = json.dumps(keyboard.to_dict())
+    return found
 
 
 def private_push(bank: Bank, question: Question) -> tuple[tuple[str, ...], str]:
-    """A daily question's message parts and its keyboard as JSON with STAND_IN_KEY where each
-    delivery's id and token go: rendered once per question (and option order), not once per
-    learner."""
-    return _private_push(shown(bank, question))
+    """A daily question's message parts (rendered once per question and option order) and its
+    keyboard as JSON with STAND_IN_KEY where each delivery's id and token go (one per shape of
+    question)."""
+    return _push_parts(shown(bank, question)), _keyboard_template(question)

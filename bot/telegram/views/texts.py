@@ -132,6 +132,16 @@ DAILY_OFF_STATE = (
     "Your daily question is off. Pick a time below to start it again (timezone <b>{tz}</b>)."
 )
 DAILY_SET = "✅ Daily question set for <b>{time}</b> ({tz}). The next one comes <b>{next}</b>."
+DAILY_FULL = (
+    "⏰ <b>{time}</b> ({tz}) is full: the bot already sends as many daily questions in that"
+    " minute as it can. The nearest time with room is <b>{free}</b>: /daily {free}, or tap"
+    " below."
+)
+DAILY_ALL_FULL = (
+    "⏰ <b>{time}</b> ({tz}) is full, and so is every minute within three hours of it."
+    " Please choose another time of day."
+)
+DAILY_TAKE_BUTTON = "Take {free}"
 DAILY_STOPPED = "Daily question stopped. /daily starts it again."
 DAILY_NOT_SUBSCRIBED = "You had no daily question. /daily sets one."
 DAILY_BAD_TIME = (
@@ -145,6 +155,8 @@ DAILY_BAD_ZONE = (
 )
 DAILY_OFF_BUTTON = "Off"
 CB_DAILY_SET = "Daily question at {time} ({tz})."
+CB_DAILY_FULL = "{time} is full. Nearest time with room: {free}."
+CB_DAILY_ALL_FULL = "{time} is full, and so is every time near it."
 CB_DAILY_OFF = "Daily question stopped."
 BUSY_TAP = "Busy for a moment, tap again in a moment."
 BUSY_MESSAGE = "I am busy for a moment; please send that again in a few seconds."
