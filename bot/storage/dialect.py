@@ -42,6 +42,8 @@ Still SQLite-only, and why:
 
 from __future__ import annotations
 
+from bot.storage.port import Connection
+
 
 def greatest(a: str, b: str) -> str:
     """The larger of two SQL values: SQLite's scalar MAX(a, b), PostgreSQL's GREATEST(a, b).
@@ -55,3 +57,16 @@ def least(a: str, b: str) -> str:
     """The smaller of two SQL values: SQLite's scalar MIN(a, b), PostgreSQL's LEAST(a, b)
     (NULLs as for `greatest`)."""
     return f"MIN({a}, {b})"
+
+
+def skip_locked(conn: Connection) -> str:
+    """The suffix of a SELECT that claims rows among several processes: PostgreSQL's
+    `FOR UPDATE SKIP LOCKED` (rows another transaction is claiming are passed over instead of
+    waited for); nothing on SQLite, whose one writer at a time claims alone."""
+    return " FOR UPDATE SKIP LOCKED" if backend(conn) == "postgresql" else ""
+
+
+def backend(conn: Connection) -> str:
+    """ "postgresql" for the PostgreSQL adapter (it says so), "sqlite" for sqlite3's own
+    connection (which has no such attribute)."""
+    return str(getattr(conn, "dialect", "sqlite"))

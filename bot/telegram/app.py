@@ -109,7 +109,10 @@ def build_application(
         services = telegram_services(app, core, await push_bot(app))
         services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
         app.bot_data.services = services
-        await replay_unhandled(app, services.inbox)
+        # Updates stored and not handled (this process's last run died, or another process
+        # did): claimed now and every few seconds, and handled here.
+        sweeps = services.inbox.sweep_forever(lambda updates: enqueue(app, updates))
+        background.append(asyncio.get_running_loop().create_task(sweeps, name="quizbot:inbox"))
         ticker = app.bot_data.ticker = Ticker(core.clock)
         await start_jobs(app, services, ticker)
         # The command menus are cosmetic: set in the background, retried, never fatal.
@@ -267,10 +270,7 @@ async def start_jobs(app: QuizApp, services: Services, ticker: Ticker) -> None:
     await mock_jobs.on_startup(app.bot, app.job_queue, services, ticker)
 
 
-async def replay_unhandled(app: QuizApp, inbox: Inbox) -> None:
-    """Queue what was stored and not handled before the last stop (a crash, kill -9)."""
-    payloads = await inbox.unhandled()
+def enqueue(app: QuizApp, payloads: list[dict[str, Any]]) -> None:
+    """Queue updates claimed from the inbox for handling."""
     for payload in payloads:
         app.update_queue.put_nowait(Update.de_json(payload, app.bot))
-    if payloads:
-        log.info("inbox: %d updates stored before the last stop are handled now", len(payloads))
