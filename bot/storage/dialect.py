@@ -46,17 +46,17 @@ from bot.storage.port import Connection
 
 
 def greatest(a: str, b: str) -> str:
-    """The larger of two SQL values: SQLite's scalar MAX(a, b), PostgreSQL's GREATEST(a, b).
+    """The larger of two SQL values, in the CASE form both backends run (SQLite's scalar
+    MAX(a, b) is an aggregate's name on PostgreSQL, whose GREATEST SQLite lacks).
 
-    Only for values that are never NULL, or wrapped in COALESCE by the caller: SQLite's
-    answer is NULL when either is NULL, PostgreSQL's ignores a NULL."""
-    return f"MAX({a}, {b})"
+    Only for values that are never NULL, or wrapped in COALESCE by the caller: the backends'
+    own functions disagree on a NULL, and so would this with either."""
+    return f"CASE WHEN {a} >= {b} THEN {a} ELSE {b} END"
 
 
 def least(a: str, b: str) -> str:
-    """The smaller of two SQL values: SQLite's scalar MIN(a, b), PostgreSQL's LEAST(a, b)
-    (NULLs as for `greatest`)."""
-    return f"MIN({a}, {b})"
+    """The smaller of two SQL values (the CASE form; NULLs as for `greatest`)."""
+    return f"CASE WHEN {a} <= {b} THEN {a} ELSE {b} END"
 
 
 def skip_locked(conn: Connection) -> str:
@@ -70,3 +70,9 @@ def backend(conn: Connection) -> str:
     """ "postgresql" for the PostgreSQL adapter (it says so), "sqlite" for sqlite3's own
     connection (which has no such attribute)."""
     return str(getattr(conn, "dialect", "sqlite"))
+
+
+def indexed_by(conn: Connection, index: str) -> str:
+    """SQLite's planner hint `INDEXED BY index` after a table name; nothing on PostgreSQL,
+    which has no such syntax (its planner picks the index itself)."""
+    return "" if backend(conn) == "postgresql" else f" INDEXED BY {index}"

@@ -37,12 +37,11 @@ from bot.telegram.outbound.group_budget import GroupBudget
 from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
-from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
+from bot.telegram.startup import retrying
 from bot.telegram.transport import make_request
 from bot.telegram.webhook_guard import CountingQueue
 
 log = logging.getLogger(__name__)
-STARTUP_RETRIES = len(STARTUP_BACKOFF_S)
 
 
 def build_application(
@@ -220,9 +219,10 @@ def run(app: QuizApp, settings: Settings) -> None:
 
         run_webhook(app, settings)
     else:
-        # bootstrap_retries: deleteWebhook at start is retried (with PTB's backoff) instead of
-        # ending the start on a 500; an invalid token still stops it at once.
-        app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=STARTUP_RETRIES)
+        from bot.telegram.polling import run_polling
+
+        # One process of several on the database polls (a lease); the others stand by.
+        run_polling(app)
 
 
 def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Services:
