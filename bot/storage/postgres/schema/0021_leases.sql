@@ -6,3 +6,8 @@ CREATE TABLE leases (
     owner       TEXT NOT NULL,                -- host:pid:token of the holder
     lease_until DOUBLE PRECISION NOT NULL
 );
+
+-- Never written: PostgreSQL's write transactions lock it first (LOCK TABLE, before any query,
+-- so that their snapshot starts after the lock), which makes writers take turns as SQLite's
+-- do. SQLite has the table only so that both schemas stay the same.
+CREATE TABLE write_gate (id BIGINT PRIMARY KEY);
