@@ -24,18 +24,20 @@ def start(
     db: str,
     args: list[str] | None = None,
     env: dict[str, str] | None = None,
-    bank: Bank = SINGLE,
+    bank: Bank | None = SINGLE,
 ) -> BotRun:
-    """One bot process with its own folder (log) on the shared database `db`."""
+    """One bot process with its own folder (log) on the shared database `db`; `bank` None:
+    the bundled banks."""
     folder = tmp_path / name
     folder.mkdir()
+    banks = {} if bank is None else {"QUIZBOT_QUESTIONS": str(write_bank(folder / "banks", bank))}
     return BotRun(
         folder,
         args or [],
         {
             "BOT_API_URL": server.url,
             "QUIZBOT_DB": db,
-            "QUIZBOT_QUESTIONS": str(write_bank(tmp_path / f"banks-{name}", bank)),
+            **banks,
             "QUIZBOT_WEBHOOK_SECRET": SECRET,
             "QUIZBOT_LOG_LEVEL": "DEBUG",
             **(env or {}),
