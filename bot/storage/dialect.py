@@ -20,8 +20,8 @@ Still SQLite-only, and why:
 - The catalog: `sqlite_master` and `PRAGMA table_info` (abuse_sql's reset finds its tables by
   their columns, bot_status checks and counts tables, memory_backfill reads the columns an
   early migration left). PostgreSQL: information_schema.
-- Planner hints: `INDEXED BY subscriptions_due` (push_peak.peak_due) and `NOT INDEXED`
-  (summaries.backfill, migration 0010). PostgreSQL has no such syntax: drop them there.
+- Planner hints: `NOT INDEXED` (summaries.backfill, migration 0010; SQLite history only).
+  PostgreSQL has no such syntax; `INDEXED BY` goes through `indexed_by` below.
 - `group_concat(x, sep)` (item_sql): PostgreSQL's `string_agg(x::text, sep)`, with one
   ORDER BY in each aggregate so the lists stay aligned.
 - Triggers (migration 0012: learner_days keeps learner_runs), written in SQLite's trigger
