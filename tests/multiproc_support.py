@@ -7,6 +7,7 @@ import signal
 import threading
 import time
 import urllib.error
+import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -132,6 +133,16 @@ def verdict_shown(api: FakeBotApi, question: dict[str, Any]) -> bool:
     return shown is not None and shown.get("text") != question["text"]
 
 
+def healthy(webhook_url: str) -> bool:
+    """Whether the bot behind a webhook URL answers /healthz with 200."""
+    health = webhook_url.rsplit("/telegram/", 1)[0] + "/healthz"
+    try:
+        with urllib.request.urlopen(health, timeout=2) as response:
+            return int(response.status) == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU a running process used so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -172,9 +183,9 @@ def webhook_load(
             for n, (port, url) in enumerate(zip(ports, urls, strict=True)):
                 extra = {"QUIZBOT_WEBHOOK_PORT": str(port), **(env or {})}
                 runs.append(start(tmp_path, f"bot{n}", server, db, ["--webhook", url], extra))
-            for run in runs:
+            for run, url in zip(runs, urls, strict=True):
                 server.wait_for(lambda api, run=run: webhook_set(api, run) and run.alive())
-                wait(lambda run=run: "webhook mode" in run.output(), 60, "listening")
+                wait(lambda run=run, url=url: run.alive() and healthy(url), 60, "listening")
             telegram = Telegram(urls)
             cpu_before = sum(cpu_seconds(r.proc.pid) for r in runs)
             started = time.monotonic()
