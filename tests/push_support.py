@@ -21,7 +21,7 @@ SUBSCRIBERS = 300
 FIRST_CHAT = 10_000
 
 
-def seed(db: Path) -> None:
+def seed(db: str | Path) -> None:
     """Subscribers whose local time (UTC) was two minutes ago: due now, well within the grace.
 
     Real time, no clock override: the subprocess is the production binary, unmodified.

@@ -97,3 +97,28 @@ def test_compose_file_is_valid_yaml_with_volume_and_restart() -> None:
     assert service["build"]["dockerfile"] == "deploy/Dockerfile"
     assert service["env_file"] == ".env" and service["restart"] == "unless-stopped"
     assert "quizbot-data:/data" in service["volumes"] and "quizbot-data" in compose["volumes"]
+
+
+def test_postgres_compose_runs_two_bots_on_one_database_behind_the_proxy() -> None:
+    compose = yaml.safe_load((DEPLOY / "docker-compose.postgres.yml").read_text())
+    services = compose["services"]
+    assert {"postgres", "bot-1", "bot-2", "caddy"} <= set(services)
+    for name in ("bot-1", "bot-2"):
+        bot = services[name]
+        assert bot["build"]["dockerfile"] == "deploy/Dockerfile"
+        assert bot["environment"]["QUIZBOT_DB"].startswith("postgresql://")
+        assert bot["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert '".[postgres]"' in (DEPLOY / "Dockerfile").read_text()
+    caddy = (DEPLOY / "Caddyfile").read_text()
+    assert "bot-1:8443 bot-2:8443" in caddy and "health_uri /healthz" in caddy
+    assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in services["caddy"]["volumes"]
+
+
+def test_template_unit_runs_one_process_per_port() -> None:
+    unit = (DEPLOY / "quizbot@.service").read_text()
+    lines = unit.splitlines()
+    assert "ExecStart=/opt/quizbot/.venv/bin/quizbot run" in lines
+    assert "Environment=QUIZBOT_WEBHOOK_PORT=%i" in lines
+    assert "EnvironmentFile=/etc/quizbot/quizbot.env" in lines
+    used = set(ENV_NAME.findall(unit))
+    assert used <= settings_env_names(), sorted(used - settings_env_names())

@@ -20,8 +20,8 @@ Still SQLite-only, and why:
 - The catalog: `sqlite_master` and `PRAGMA table_info` (abuse_sql's reset finds its tables by
   their columns, bot_status checks and counts tables, memory_backfill reads the columns an
   early migration left). PostgreSQL: information_schema.
-- Planner hints: `NOT INDEXED`
-  (summaries.backfill, migration 0010). PostgreSQL has no such syntax: drop them there.
+- Planner hints: `NOT INDEXED` (summaries.backfill, migration 0010; SQLite history only).
+  PostgreSQL has no such syntax.
 - `group_concat(x, sep)` (item_sql): PostgreSQL's `string_agg(x::text, sep)`, with one
   ORDER BY in each aggregate so the lists stay aligned.
 - Triggers (migration 0012: learner_days keeps learner_runs), written in SQLite's trigger
@@ -42,16 +42,31 @@ Still SQLite-only, and why:
 
 from __future__ import annotations
 
+from bot.storage.port import Connection
+
 
 def greatest(a: str, b: str) -> str:
-    """The larger of two SQL values: SQLite's scalar MAX(a, b), PostgreSQL's GREATEST(a, b).
+    """The larger of two SQL values, in the CASE form both backends run (SQLite's scalar
+    MAX(a, b) is an aggregate's name on PostgreSQL, whose GREATEST SQLite lacks).
 
-    Only for values that are never NULL, or wrapped in COALESCE by the caller: SQLite's
-    answer is NULL when either is NULL, PostgreSQL's ignores a NULL."""
-    return f"MAX({a}, {b})"
+    Only for values that are never NULL, or wrapped in COALESCE by the caller: the backends'
+    own functions disagree on a NULL, and so would this with either."""
+    return f"CASE WHEN {a} >= {b} THEN {a} ELSE {b} END"
 
 
 def least(a: str, b: str) -> str:
-    """The smaller of two SQL values: SQLite's scalar MIN(a, b), PostgreSQL's LEAST(a, b)
-    (NULLs as for `greatest`)."""
-    return f"MIN({a}, {b})"
+    """The smaller of two SQL values (the CASE form; NULLs as for `greatest`)."""
+    return f"CASE WHEN {a} <= {b} THEN {a} ELSE {b} END"
+
+
+def skip_locked(conn: Connection) -> str:
+    """The suffix of a SELECT that claims rows among several processes: PostgreSQL's
+    `FOR UPDATE SKIP LOCKED` (rows another transaction is claiming are passed over instead of
+    waited for); nothing on SQLite, whose one writer at a time claims alone."""
+    return " FOR UPDATE SKIP LOCKED" if backend(conn) == "postgresql" else ""
+
+
+def backend(conn: Connection) -> str:
+    """ "postgresql" for the PostgreSQL adapter (it says so), "sqlite" for sqlite3's own
+    connection (which has no such attribute)."""
+    return str(getattr(conn, "dialect", "sqlite"))

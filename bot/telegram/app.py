@@ -37,12 +37,11 @@ from bot.telegram.outbound.group_budget import GroupBudget
 from bot.telegram.outbound.push_courier import TelegramCourier
 from bot.telegram.outbound.send import cancel_retries
 from bot.telegram.outbound.throttle import EditThrottle
-from bot.telegram.startup import STARTUP_BACKOFF_S, retrying
+from bot.telegram.startup import retrying
 from bot.telegram.transport import make_request
 from bot.telegram.webhook_guard import CountingQueue
 
 log = logging.getLogger(__name__)
-STARTUP_RETRIES = len(STARTUP_BACKOFF_S)
 
 
 def build_application(
@@ -109,7 +108,10 @@ def build_application(
         services = telegram_services(app, core, await push_bot(app))
         services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
         app.bot_data.services = services
-        await replay_unhandled(app, services.inbox)
+        # Updates stored and not handled (this process's last run died, or another process
+        # did): claimed now and every few seconds, and handled here.
+        sweeps = services.inbox.sweep_forever(lambda updates: enqueue(app, updates))
+        background.append(asyncio.get_running_loop().create_task(sweeps, name="quizbot:inbox"))
         ticker = app.bot_data.ticker = Ticker(core.clock)
         await start_jobs(app, services, ticker)
         # The command menus are cosmetic: set in the background, retried, never fatal.
@@ -217,9 +219,10 @@ def run(app: QuizApp, settings: Settings) -> None:
 
         run_webhook(app, settings)
     else:
-        # bootstrap_retries: deleteWebhook at start is retried (with PTB's backoff) instead of
-        # ending the start on a 500; an invalid token still stops it at once.
-        app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=STARTUP_RETRIES)
+        from bot.telegram.polling import run_polling
+
+        # One process of several on the database polls (a lease); the others stand by.
+        run_polling(app)
 
 
 def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Services:
@@ -270,10 +273,7 @@ async def start_jobs(app: QuizApp, services: Services, ticker: Ticker) -> None:
     await mock_jobs.on_startup(app.bot, app.job_queue, services, ticker)
 
 
-async def replay_unhandled(app: QuizApp, inbox: Inbox) -> None:
-    """Queue what was stored and not handled before the last stop (a crash, kill -9)."""
-    payloads = await inbox.unhandled()
+def enqueue(app: QuizApp, payloads: list[dict[str, Any]]) -> None:
+    """Queue updates claimed from the inbox for handling."""
     for payload in payloads:
         app.update_queue.put_nowait(Update.de_json(payload, app.bot))
-    if payloads:
-        log.info("inbox: %d updates stored before the last stop are handled now", len(payloads))

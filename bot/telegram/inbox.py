@@ -8,9 +8,15 @@ end of the update's handling lost the learner's tap. So:
   confirm it; updates stored before (a batch fetched again after a crash) are dropped there;
 - webhook: the handler stores the update before it answers 200 (`Inbox.receive`);
 - once handled (`InboxProcessor`, PTB's update processor), an update is marked done, in
-  batches; at start-up, what was stored and not handled is handled (`Inbox.unhandled`).
+  batches.
 A crash after the handling and before its done mark handles the update again: answers count
 once (one per learner and delivery), so a tap is not counted twice.
+
+Several processes on one database: the process that stores an update holds it (a lease it
+renews while the update waits or is handled), and only it handles it. Every few seconds each
+process claims what nobody holds (`Inbox.sweep`): updates of a process that died (its lease
+lapsed, or its pid is gone on this host), which covers the restart of a lone process too.
+Leases are on the wall clock that the processes share, never the bot's clock (tests step it).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Coroutine
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from telegram import Update
@@ -26,20 +33,33 @@ from telegram.ext import SimpleUpdateProcessor
 from telegram.request import BaseRequest, RequestData
 
 from bot.practice.clock import Clock
+from bot.schedule.lease import owner_dead, owner_id
 from bot.storage import inbox_sql
 from bot.storage.port import Connection, Store
 
 log = logging.getLogger(__name__)
 DONE_FLUSH_S = 1.0  # done marks wait at most this long to share a transaction
 KEEP_DONE_S = 86400.0  # Telegram re-sends an update for up to a day at most
+# An update is its process's for LEASE_S; the process renews every SWEEP_S and claims what
+# nobody holds as often, so a dead process's updates are handled within LEASE_S + SWEEP_S.
+LEASE_S = 15.0
+SWEEP_S = 2.5
 
 
 class Inbox:
     """Updates stored as they arrive and marked done once handled."""
 
-    def __init__(self, db: Store, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Store,
+        clock: Clock,
+        owner: str | None = None,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         self.db = db
         self.clock = clock
+        self.owner = owner or owner_id()
+        self.wall = wall
         self._done: list[int] = []
         self._flush: asyncio.Task[None] | None = None
         self.seen_before: set[int] = set()  # fetched again: not to be handled twice
@@ -48,8 +68,10 @@ class Inbox:
         """Store (update_id, JSON) pairs durably; the ids not stored before."""
         if not updates:
             return set()
-        now = self.clock.now()
-        return set(await self.db.write(lambda c: inbox_sql.receive(c, updates, now)))
+        now, until = self.clock.now(), self.wall() + LEASE_S
+        return set(
+            await self.db.write(lambda c: inbox_sql.receive(c, updates, now, self.owner, until))
+        )
 
     def handled(self, update_id: int) -> None:
         """Mark an update done soon (with others handled meanwhile)."""
@@ -84,10 +106,33 @@ class Inbox:
             await asyncio.gather(self._flush, return_exceptions=True)
         await self.flush()
 
-    async def unhandled(self) -> list[dict[str, Any]]:
-        """Updates stored and not handled before the last stop, oldest first."""
-        rows = await self.db.read(inbox_sql.unhandled)
+    async def sweep(self) -> list[dict[str, Any]]:
+        """Renew this process's leases, then claim the updates nobody holds (stored and not
+        handled by a process that died or stopped); the claimed ones, oldest first."""
+        now = self.wall()
+        until = now + LEASE_S
+
+        def write(conn: Connection) -> list[tuple[int, str]]:
+            inbox_sql.renew(conn, self.owner, until)
+            owners = inbox_sql.open_owners(conn, now)
+            dead = [o for o in owners if owner_dead(o, self.owner)]
+            return inbox_sql.claim(conn, self.owner, now, until, dead)
+
+        rows = await self.db.write(write)
         return [json.loads(payload) for _, payload in rows]
+
+    async def sweep_forever(self, deliver: Callable[[list[dict[str, Any]]], None]) -> None:
+        """`sweep` every SWEEP_S, handing what it claimed to `deliver` (the update queue)."""
+        while True:
+            try:
+                claimed = await self.sweep()
+            except Exception as err:  # the database is away: try again on the next round
+                log.warning("inbox: leases not renewed, nothing claimed: %s", err)
+            else:
+                if claimed:
+                    log.info("inbox: %d updates nobody was handling are handled now", len(claimed))
+                    deliver(claimed)
+            await asyncio.sleep(SWEEP_S)
 
 
 class InboxRequest(BaseRequest):

@@ -1,9 +1,11 @@
 """Mock-exam deadlines: submit exams whose time ran out and tell their learners.
 
-The deadline lives in SQLite. At start-up every exam whose deadline passed while the bot was
+The deadline lives in the database. At start-up every exam whose deadline passed while the bot was
 down is submitted; then one JobQueue job waits for the next deadline (re-armed after each run
 and after each new exam), and a slow tick (on monotonic time, bot/schedule/ticker.py) covers
-anything a lost job would miss.
+anything a lost job would miss, and the exams of other processes on the same database. Of
+several processes, one submits each exam: the submit is a write that finds the exam still
+running, and writers take turns.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ log = logging.getLogger(__name__)
 
 DEADLINE_JOB = "mock-deadline"
 TICK_JOB = "mock-deadline-tick"
-TICK_S = 60.0
+# Also how soon an exam started by another process (known only from the database) is
+# submitted here when that process died before its deadline.
+TICK_S = 15.0
 # Always run a late job (APScheduler's default drops one that misses its time by a second).
 JOB_KWARGS: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True, "max_instances": 1}
 

@@ -10,10 +10,15 @@ Safe behind PgBouncer in transaction mode: no session state is set after connect
 statements are never prepared on the server (`prepare_threshold=None`), since the next
 transaction may get another server connection.
 
-Write transactions are SERIALIZABLE: SQLite runs one writer at a time, and the SQL modules'
-read-then-write transactions assume it. PostgreSQL gives that guarantee by failing one of two
-conflicting transactions; the function is then run again (a transaction function changes
-nothing but the database, so running it twice is safe), and DatabaseBusy when it keeps failing.
+Write transactions take turns, as on SQLite: each locks the table `write_gate` first (in
+every process on the database), and runs SERIALIZABLE. SQLite runs one writer at a time, and
+the SQL modules' read-then-write transactions assume it. SERIALIZABLE alone would give the
+same guarantee by failing one of two conflicting transactions, but learners' answers
+conflict far more often than they truly overlap (SSI locks index pages and small tables
+whole), and under load from several processes answers failed after every retry. Reads run
+beside the writer, on a snapshot. A conflict that still happens (a writer outside the bot)
+runs the function again (a transaction function changes nothing but the database, so running
+it twice is safe), and DatabaseBusy when it keeps failing.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import random
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -36,6 +43,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 POOL_SIZE = 4  # threads that may hold a connection at once; the rest wait for one
 RETRIES = 5  # runs of a write that keeps meeting a conflicting transaction
+# Before a run again: a random wait up to this, doubled each time, so that the transactions
+# that conflicted do not meet again at once (learners' answers from several processes).
+CONFLICT_BACKOFF_S = 0.004
 CONNECT_TIMEOUT_S = 10.0
 _CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
@@ -139,11 +149,16 @@ class PgDatabase:
             try:
                 with pool.connection() as conn, conn.transaction():
                     conn.execute(f"SET TRANSACTION ISOLATION LEVEL {level}")
+                    if write:
+                        # Writers take turns (see the module docstring); LOCK is no query, so
+                        # the snapshot starts after it, with every earlier write in view.
+                        conn.execute("LOCK TABLE write_gate IN EXCLUSIVE MODE")
                     return fn(PgConnection(conn))
             except _CONFLICTS as err:
                 if attempt == RETRIES - 1:
                     raise storage_error(err) from err
                 log.debug("transaction conflict, run %d again", attempt + 2)
+                time.sleep(random.uniform(0, CONFLICT_BACKOFF_S * 2**attempt))
             except psycopg.Error as err:
                 raise storage_error(err) from err
         raise AssertionError("unreachable")

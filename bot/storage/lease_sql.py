@@ -1,0 +1,41 @@
+"""SQL of role leases (migration 0026_leases): one process at a time holds a named role (the
+poller of getUpdates), renewing its row; another takes the role once the lease lapsed or the
+holder is known dead."""
+
+from __future__ import annotations
+
+from bot.storage.port import Connection
+
+
+def hold(
+    conn: Connection,
+    name: str,
+    owner: str,
+    now: float,
+    lease_until: float,
+    dead_owner: str | None = None,
+) -> bool:
+    """Take or renew the role `name` for `owner` until `lease_until`: True when `owner` holds
+    it now (it was free, lapsed, `dead_owner`'s, or already `owner`'s)."""
+    row = conn.execute(
+        "INSERT INTO leases (name, owner, lease_until) VALUES (?, ?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET owner = excluded.owner,"
+        " lease_until = excluded.lease_until"
+        " WHERE leases.owner = excluded.owner OR leases.lease_until < ? OR leases.owner = ?"
+        " RETURNING owner",
+        (name, owner, lease_until, now, dead_owner or ""),
+    ).fetchone()
+    return row is not None
+
+
+def holder(conn: Connection, name: str) -> tuple[str, float] | None:
+    """Who holds the role `name` and until when, or None."""
+    row = conn.execute("SELECT owner, lease_until FROM leases WHERE name = ?", (name,)).fetchone()
+    return (str(row[0]), float(row[1])) if row is not None else None
+
+
+def release(conn: Connection, name: str, owner: str) -> bool:
+    """Give the role up (a clean stop: a standby need not wait for the lease); True if held."""
+    return (
+        conn.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner)).rowcount > 0
+    )
