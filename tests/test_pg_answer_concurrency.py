@@ -1,13 +1,18 @@
 """Many answers in flight on PostgreSQL, through the service layer: none is refused as busy,
 each is recorded once, and a learner's answers to one question all reach its memory state
-(none written back over another's), with two bot processes sharing the database."""
+(none written back over another's), with two bot processes sharing the database; and a
+conflict between SERIALIZABLE writes is rerun and logged with its SQLSTATE and statement."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import threading
 from collections import Counter
 from typing import Any
+
+import pytest
 
 from bot.bank.loader import load_banks
 from bot.config import BUNDLED_QUESTIONS
@@ -19,6 +24,7 @@ from bot.practice.service import PracticeService
 from bot.storage import learning_sql, practice_sql
 from bot.storage.factory import open_database
 from bot.storage.port import Connection, DatabaseBusy
+from bot.storage.postgres.database import PgDatabase
 
 NOW = 1_800_000_000.0
 TOKEN = "c0de"
@@ -105,3 +111,29 @@ async def test_answers_in_flight_are_never_busy_and_counted_once(pg_url: str) ->
     # the one before wrote, so all of them are in it.
     assert first == (1, PER_LEARNER)
     assert reps == len(seeded) - PER_LEARNER
+
+
+async def test_a_conflict_is_rerun_and_logged_with_its_statement(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.storage.postgres.database")
+    both_read = threading.Barrier(2, timeout=10)
+    async with PgDatabase(pg_url, pool_size=2) as db:
+        await db.write(lambda c: c.execute("INSERT INTO bot_status VALUES ('n', '0', 0)"))
+        runs = Counter[str]()
+
+        def bump(name: str) -> Any:
+            def go(conn: Connection) -> None:
+                runs[name] += 1
+                (n,) = conn.execute("SELECT value FROM bot_status WHERE key = 'n'").fetchone()
+                if runs[name] == 1:
+                    both_read.wait()  # each read 0 before either writes: one must lose
+                conn.execute("UPDATE bot_status SET value = ? WHERE key = 'n'", (str(int(n) + 1),))
+
+            return go
+
+        await asyncio.gather(db.write(bump("a")), db.write(bump("b")))
+        assert (await db.fetchone("SELECT value FROM bot_status"))[0] == "2"
+    assert sorted(runs.values()) == [1, 2]
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("SQLSTATE 40001" in m and "UPDATE bot_status SET value" in m for m in logged)
