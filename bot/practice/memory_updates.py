@@ -13,6 +13,7 @@ from bot.learning.misconceptions import MisconceptionState, after_answer, tagged
 from bot.mock.models import Exam
 from bot.mock.scoring import GradedAnswer
 from bot.storage import learning_sql, mock_sql
+from bot.storage.learner_lock import lock_learner
 from bot.storage.port import Connection
 
 
@@ -60,7 +61,9 @@ def record_mock_answers(
     conn: Connection, exam: Exam, graded: tuple[GradedAnswer, ...], default_timezone: str
 ) -> int:
     """A submitted exam's graded answers as practice answers, taken in by the memory model and
-    the misconceptions in the same transaction; returns how many were new."""
+    the misconceptions in the same transaction; returns how many were new. The learner's lock
+    first: an answer of theirs in flight must not write back a memory state read before."""
+    lock_learner(conn, exam.user_id)
     fresh = mock_sql.record_graded_answers(conn, exam, graded, default_timezone)
     for g, snapshot in fresh:
         at = from_timestamp(g.answered_at)

@@ -259,7 +259,7 @@ class PracticeService:
                 confidence=confidence, seconds=seconds,
             )  # fmt: skip
 
-        return await self.db.write(record)
+        return await self.db.write(record, learner=learner.id)
 
     async def confirm(
         self,
@@ -275,7 +275,8 @@ class PracticeService:
         return await self.db.write(
             lambda c: self._record(
                 c, delivery_id, learner, chat_id, None, now, token, confidence=confidence
-            )
+            ),
+            learner=learner.id,
         )
 
     async def held_choice(
@@ -311,8 +312,11 @@ class PracticeService:
         seconds: float | None = None,
     ) -> AnswerOutcome:
         """The answer transaction: the answer row, the memory state and the misconceptions
-        change together or not at all. chosen None means the options held so far (Submit, or
-        the Sure/Unsure tap); positions are as displayed, the row stores file indices."""
+        change together or not at all. Run as a write for `learner` (one at a time per learner,
+        READ COMMITTED on PostgreSQL): keep every write it shares with other learners a single
+        statement computed in SQL, and every read-then-write about this learner alone.
+        chosen None means the options held so far (Submit, or the Sure/Unsure tap); positions
+        are as displayed, the row stores file indices."""
         context = answer_sql.answer_context(conn, delivery_id, learner.id)
         record = None if context is None else context.delivery
         row, delivery, problem = self._checked(record, chat_id, now, token)
@@ -452,7 +456,7 @@ class PracticeService:
                     return AnswerOutcome(AnswerStatus.RECORDED, delivery, chosen)
             raise DatabaseBusy("a multiple-answer choice kept changing under its save")
 
-        return await self.db.write(flip)
+        return await self.db.write(flip, learner=learner.id)
 
     async def pending(self, delivery_id: int, user_id: int) -> frozenset[int]:
         """Options toggled but not yet submitted."""
@@ -470,7 +474,7 @@ class PracticeService:
                 conn, delivery_id, learner, chat_id, None, now, token, Kind.MULTIPLE
             )
 
-        return await self.db.write(go)
+        return await self.db.write(go, learner=learner.id)
 
     async def stats(self, user_id: int) -> Stats:
         """Answered, accuracy overall and per topic, and the current streak of days."""

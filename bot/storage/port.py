@@ -72,8 +72,13 @@ class Store(Protocol):
 
     async def __aexit__(self, *exc: object) -> None: ...
 
-    async def write(self, fn: Callable[[Connection], T]) -> T:
-        """Run fn(conn) in a write transaction; return once it is committed."""
+    async def write(self, fn: Callable[[Connection], T], *, learner: int | None = None) -> T:
+        """Run fn(conn) in a write transaction; return once it is committed.
+
+        `learner`: fn reads and writes back only that learner's own state, and changes what
+        it shares with others in single statements computed in SQL (counters, ON CONFLICT):
+        a backend may then run it holding that learner's lock instead of isolating it from
+        every other transaction (bot.storage.learner_lock)."""
         ...
 
     async def read(self, fn: Callable[[Connection], T]) -> T:

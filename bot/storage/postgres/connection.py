@@ -18,6 +18,10 @@ from psycopg.rows import RowMaker, tuple_row
 
 from bot.storage.postgres.sql_text import to_psycopg
 
+# What a concurrent transaction makes a statement fail with (SQLSTATE 40001, 40P01): the
+# transaction may be run again.
+CONFLICTS = (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)
+
 
 class PgRow(tuple[Any, ...]):
     """One row, like sqlite3.Row: by position, by column name, iterable over its values."""
@@ -101,7 +105,12 @@ class PgCursor:
 
     def execute(self, sql: str, parameters: Any = (), /) -> PgCursor:
         """Run one statement."""
-        self._cursor.execute(to_psycopg(sql), _params(parameters))
+        try:
+            self._cursor.execute(to_psycopg(sql), _params(parameters))
+        except CONFLICTS as err:
+            # The store logs which statement met the conflicting transaction.
+            err.add_note(sql)
+            raise
         return self
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> PgCursor:

@@ -13,12 +13,26 @@ transaction may get another server connection.
 Write transactions take turns, as on SQLite: each locks the table `write_gate` first (in
 every process on the database), and runs SERIALIZABLE. SQLite runs one writer at a time, and
 the SQL modules' read-then-write transactions assume it. SERIALIZABLE alone would give the
-same guarantee by failing one of two conflicting transactions, but learners' answers
-conflict far more often than they truly overlap (SSI locks index pages and small tables
-whole), and under load from several processes answers failed after every retry. Reads run
-beside the writer, on a snapshot. A conflict that still happens (a writer outside the bot)
-runs the function again (a transaction function changes nothing but the database, so running
-it twice is safe), and DatabaseBusy when it keeps failing.
+same guarantee by failing one of two conflicting transactions, but transactions conflict far
+more often than they truly overlap (SSI tracks reads by index page and locks small tables
+whole), and under load from several processes writes failed after every retry. A conflict
+that still happens (a writer outside the bot) runs the function again after a random pause
+that doubles with each run (a transaction function changes nothing but the database, so
+running it twice is safe), and DatabaseBusy when it keeps failing; each is logged with the
+statement that met it. Reads run beside the writers, on a snapshot.
+
+A write for one learner (`write(fn, learner=id)`, the answer path, the busiest) does not wait
+for the gate: it runs READ COMMITTED after taking that learner's lock, so answers of different
+learners commit in parallel. It stays correct because of what it does: what it reads and
+writes back computed in Python is the learner's own (memory and misconception states, a held
+choice), which the learner's lock keeps to one transaction at a time (bot.storage.learner_lock);
+what it shares with other learners it changes in one statement, computed in SQL (the answer's
+INSERT ... ON CONFLICT DO NOTHING, the summaries' and the bank's forgetting tally's counters as
+ON CONFLICT DO UPDATE SET n = n + 1, which READ COMMITTED applies to the latest committed row,
+never losing an increment). The lock comes first and the shared rows after the learner's, so
+two answers cannot wait for each other in a cycle. Under SERIALIZABLE these transactions failed
+each other although they touched different learners' rows: reading learner A's memory state
+of a question and inserting learner B's, on the same index page, counts as a dependency.
 """
 
 from __future__ import annotations
@@ -35,19 +49,21 @@ import psycopg
 import psycopg_pool
 from psycopg import errors as pg_errors
 
+from bot.storage.learner_lock import lock_learner
 from bot.storage.port import Connection, DatabaseBusy, DatabaseUnavailable, StorageError
-from bot.storage.postgres.connection import PgConnection, configure
+from bot.storage.postgres.connection import CONFLICTS, PgConnection, configure
 from bot.storage.postgres.migrations import apply_migrations
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 POOL_SIZE = 4  # threads that may hold a connection at once; the rest wait for one
 RETRIES = 5  # runs of a write that keeps meeting a conflicting transaction
-# Before a run again: a random wait up to this, doubled each time, so that the transactions
-# that conflicted do not meet again at once (learners' answers from several processes).
-CONFLICT_BACKOFF_S = 0.004
+# The pause before run n+1 is uniform in [0, BACKOFF_S * 2**n], at most BACKOFF_CAP_S: a
+# random share, so transactions that failed each other spread out instead of meeting again.
+BACKOFF_S = 0.005
+BACKOFF_CAP_S = 0.2
 CONNECT_TIMEOUT_S = 10.0
-_CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+_CONFLICTS = CONFLICTS
 
 
 def safe_url(url: str) -> str:
@@ -140,36 +156,55 @@ class PgDatabase:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def _run(self, fn: Callable[[Connection], T], *, write: bool) -> T:
+    def _run(self, fn: Callable[[Connection], T], *, write: bool, learner: int | None) -> T:
         pool = self._pool
         if pool is None:
             raise RuntimeError("database is not open")
-        level = "SERIALIZABLE" if write else "REPEATABLE READ, READ ONLY"
+        if not write:
+            level = "REPEATABLE READ, READ ONLY"
+        elif learner is not None:
+            level = "READ COMMITTED"  # why it is safe: the module's docstring
+        else:
+            level = "SERIALIZABLE"
         for attempt in range(RETRIES):
             try:
                 with pool.connection() as conn, conn.transaction():
                     conn.execute(f"SET TRANSACTION ISOLATION LEVEL {level}")
-                    if write:
+                    pg = PgConnection(conn)
+                    if learner is not None:
+                        lock_learner(pg, learner)
+                    elif write:
                         # Writers take turns (see the module docstring); LOCK is no query, so
                         # the snapshot starts after it, with every earlier write in view.
                         conn.execute("LOCK TABLE write_gate IN EXCLUSIVE MODE")
-                    return fn(PgConnection(conn))
+                    return fn(pg)
             except _CONFLICTS as err:
+                statement = " ".join(getattr(err, "__notes__", ["?"])[-1:])
                 if attempt == RETRIES - 1:
+                    log.warning(
+                        "transaction conflict (SQLSTATE %s) %d times, last at: %s",
+                        err.sqlstate, RETRIES, statement,
+                    )  # fmt: skip
                     raise storage_error(err) from err
-                log.debug("transaction conflict, run %d again", attempt + 2)
-                time.sleep(random.uniform(0, CONFLICT_BACKOFF_S * 2**attempt))
+                log.info(
+                    "transaction conflict (SQLSTATE %s) at: %s; run %d again",
+                    err.sqlstate, statement, attempt + 2,
+                )  # fmt: skip
+                time.sleep(random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_S * 2**attempt)))
             except psycopg.Error as err:
                 raise storage_error(err) from err
         raise AssertionError("unreachable")
 
-    async def write(self, fn: Callable[[Connection], T]) -> T:
-        """Run fn(conn) in a write transaction; return once it is committed."""
-        return await asyncio.to_thread(functools.partial(self._run, fn, write=True))
+    async def write(self, fn: Callable[[Connection], T], *, learner: int | None = None) -> T:
+        """Run fn(conn) in a write transaction; return once it is committed. With `learner`:
+        READ COMMITTED, holding that learner's lock (see the module's docstring)."""
+        run = functools.partial(self._run, fn, write=True, learner=learner)
+        return await asyncio.to_thread(run)
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
         """Run a read-only fn(conn) on one snapshot."""
-        return await asyncio.to_thread(functools.partial(self._run, fn, write=False))
+        run = functools.partial(self._run, fn, write=False, learner=None)
+        return await asyncio.to_thread(run)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """The rows of one query."""

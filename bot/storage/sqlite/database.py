@@ -275,8 +275,12 @@ class Database:
             raise RuntimeError("database is not open")
         return await aio.run(self._writer, fn)
 
-    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn(conn) in a write transaction; returns once that transaction is committed."""
+    async def write(
+        self, fn: Callable[[sqlite3.Connection], T], *, learner: int | None = None
+    ) -> T:
+        """Run fn(conn) in a write transaction; returns once that transaction is committed.
+        `learner` changes nothing here: one writer at a time already serializes a learner's
+        transactions."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.append((fn, future))
         if self._flusher is None or self._flusher.done():
