@@ -28,6 +28,7 @@ from typing import Any
 
 from bot.storage.factory import connect_blocking
 from bot.storage.port import Connection
+from tests.backend import database
 from tests.fakes.objects import BOT_USERNAME, JSON, bot_user, chat_member
 from tests.fakes.objects import chat as _chat
 from tests.fakes.objects import user as _user
@@ -205,8 +206,9 @@ SQLITE_ENGINE_TESTS = frozenset(
 
 @contextlib.contextmanager
 def blocking(db_path: str | Path) -> Iterator[Connection]:
-    """A blocking port connection with the bot's settings (autocommit), closed on exit."""
-    conn = connect_blocking(db_path)
+    """A blocking port connection with the bot's settings (autocommit), closed on exit; a
+    path is resolved by `tests.backend.database` (the same database on PostgreSQL)."""
+    conn = connect_blocking(database(db_path))
     try:
         yield conn
     finally:

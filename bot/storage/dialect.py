@@ -42,16 +42,105 @@ Still SQLite-only, and why:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-def greatest(a: str, b: str) -> str:
-    """The larger of two SQL values: SQLite's scalar MAX(a, b), PostgreSQL's GREATEST(a, b).
-
-    Only for values that are never NULL, or wrapped in COALESCE by the caller: SQLite's
-    answer is NULL when either is NULL, PostgreSQL's ignores a NULL."""
-    return f"MAX({a}, {b})"
+SQLITE = "sqlite"
+POSTGRESQL = "postgresql"
 
 
-def least(a: str, b: str) -> str:
-    """The smaller of two SQL values: SQLite's scalar MIN(a, b), PostgreSQL's LEAST(a, b)
-    (NULLs as for `greatest`)."""
-    return f"MIN({a}, {b})"
+@dataclass(frozen=True)
+class Dialect:
+    """The SQL text that differs between the two databases, for one of them."""
+
+    name: str
+
+    @property
+    def postgres(self) -> bool:
+        """Whether this is PostgreSQL's."""
+        return self.name == POSTGRESQL
+
+    def greatest(self, a: str, b: str) -> str:
+        """The larger of two SQL values: SQLite's scalar MAX(a, b), PostgreSQL's GREATEST.
+
+        Only for values that are never NULL, or wrapped in COALESCE by the caller: SQLite's
+        answer is NULL when either is NULL, PostgreSQL's ignores a NULL."""
+        return f"GREATEST({a}, {b})" if self.postgres else f"MAX({a}, {b})"
+
+    def least(self, a: str, b: str) -> str:
+        """The smaller of two SQL values: SQLite's scalar MIN(a, b), PostgreSQL's LEAST
+        (NULLs as for `greatest`)."""
+        return f"LEAST({a}, {b})" if self.postgres else f"MIN({a}, {b})"
+
+    def indexed_by(self, index: str) -> str:
+        """SQLite's planner hint to read through `index` (PostgreSQL has none: its planner
+        picks the index by itself)."""
+        return "" if self.postgres else f" INDEXED BY {index}"
+
+    def not_indexed(self) -> str:
+        """SQLite's hint to scan the table rather than an index."""
+        return "" if self.postgres else " NOT INDEXED"
+
+    def group_concat(self, expr: str, sep: str, order_by: str) -> str:
+        """The values of `expr` in a group as one text, `sep` between them, in `order_by`
+        order (the same order in every aggregate of one query keeps lists aligned). `sep`
+        is a SQL string literal."""
+        if self.postgres:
+            return f"string_agg(({expr})::text, {sep} ORDER BY {order_by})"
+        # SQLite's group_concat follows the order of the rows it is fed: one GROUP BY feeds
+        # every aggregate of the query the same rows in the same order.
+        return f"group_concat({expr}, {sep})"
+
+    def total(self, expr: str) -> str:
+        """SQLite's TOTAL(x): the sum as a float, 0.0 for no rows (never NULL)."""
+        return f"COALESCE(SUM({expr}), 0)::double precision" if self.postgres else f"TOTAL({expr})"
+
+    def tables(self) -> str:
+        """A query for the names of the schema's own tables (`name` column), by name."""
+        if self.postgres:
+            return (
+                "SELECT table_name AS name FROM information_schema.tables"
+                " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+                " ORDER BY table_name"
+            )
+        return (
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            " ORDER BY name"
+        )
+
+    def columns(self, conn: Any, table: str) -> list[str]:
+        """The column names of `table`, in order."""
+        if self.postgres:
+            rows = conn.execute(
+                "SELECT column_name FROM information_schema.columns"
+                " WHERE table_schema = current_schema() AND table_name = ?"
+                " ORDER BY ordinal_position",
+                (table,),
+            )
+            return [str(r[0]) for r in rows]
+        return [str(r[1]) for r in conn.execute(f'PRAGMA table_info("{table}")')]
+
+
+SQLITE_DIALECT = Dialect(SQLITE)
+POSTGRESQL_DIALECT = Dialect(POSTGRESQL)
+
+
+def of(conn: Any) -> Dialect:
+    """The dialect of a port connection: a PostgreSQL adapter says `dialect = "postgresql"`;
+    sqlite3's connection says nothing."""
+    return POSTGRESQL_DIALECT if getattr(conn, "dialect", SQLITE) == POSTGRESQL else SQLITE_DIALECT
+
+
+class Statement:
+    """One statement written once per dialect (built at import): `stmt(conn)` is its text for
+    that connection's database."""
+
+    __slots__ = ("_postgres", "_sqlite")
+
+    def __init__(self, build: Callable[[Dialect], str]) -> None:
+        self._sqlite = build(SQLITE_DIALECT)
+        self._postgres = build(POSTGRESQL_DIALECT)
+
+    def __call__(self, conn: Any) -> str:
+        return self._postgres if getattr(conn, "dialect", SQLITE) == POSTGRESQL else self._sqlite

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.storage.dialect import of
 from bot.storage.port import Connection
 
 
@@ -22,7 +23,8 @@ def peak_due(conn: Connection) -> Peak | None:
     start and for /admin, never per push.
     """
     row = conn.execute(
-        "SELECT next_due_at, COUNT(*) AS n FROM subscriptions INDEXED BY subscriptions_due"
+        "SELECT next_due_at, COUNT(*) AS n FROM subscriptions"
+        f"{of(conn).indexed_by('subscriptions_due')}"
         " WHERE active = 1 AND next_due_at IS NOT NULL GROUP BY next_due_at"
         " ORDER BY n DESC, next_due_at LIMIT 1"
     ).fetchone()

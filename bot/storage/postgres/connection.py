@@ -124,6 +124,8 @@ class PgCursor:
 class PgConnection:
     """The port's Connection over one psycopg connection (the store owns its transaction)."""
 
+    dialect = "postgresql"  # read by bot.storage.dialect.of
+
     def __init__(self, conn: psycopg.Connection[Any], *, owned: bool = False) -> None:
         self.raw = conn
         self._owned = owned  # a blocking connection of its own, not one lent by the pool
