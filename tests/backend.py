@@ -19,6 +19,8 @@ import itertools
 import os
 from pathlib import Path
 
+from bot.storage.port import Connection
+
 SQLITE = "sqlite"
 POSTGRES = "postgres"
 BACKEND = os.environ.get("QUIZBOT_TEST_BACKEND", SQLITE).strip().lower() or SQLITE
@@ -78,6 +80,19 @@ class _Postgres:
 
 
 POSTGRES_DATABASES = _Postgres()
+_OPEN: list[Connection] = []
+
+
+def close_at_end(conn: Connection) -> Connection:
+    """`conn`, closed after the test (before its databases are dropped)."""
+    _OPEN.append(conn)
+    return conn
+
+
+def close_all() -> None:
+    """Close the connections `close_at_end` was given."""
+    while _OPEN:
+        _OPEN.pop().close()
 
 
 def database(path: str | Path) -> str | Path:

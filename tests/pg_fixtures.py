@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from bot.storage.postgres.database import prepare
-from tests.backend import POSTGRES_DATABASES, on_postgres
+from tests.backend import POSTGRES_DATABASES, close_all, on_postgres
 from tests.pg_server import PgServer, running
 
 TEMPLATE = "quizbot_template"
@@ -37,6 +37,7 @@ def _postgres_databases(request: pytest.FixtureRequest) -> Iterator[None]:
     if on_postgres():
         request.getfixturevalue("pg_server")
     yield
+    close_all()
     POSTGRES_DATABASES.drop_created()  # also those of `pg_url` on the SQLite run
 
 

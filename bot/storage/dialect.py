@@ -92,6 +92,11 @@ class Dialect:
         # every aggregate of the query the same rows in the same order.
         return f"group_concat({expr}, {sep})"
 
+    def truncate(self, expr: str) -> str:
+        """A number's integer part (toward zero): SQLite's CAST(x AS INTEGER); PostgreSQL's
+        CAST rounds instead."""
+        return f"trunc({expr})::bigint" if self.postgres else f"CAST({expr} AS INTEGER)"
+
     def total(self, expr: str) -> str:
         """SQLite's TOTAL(x): the sum as a float, 0.0 for no rows (never NULL)."""
         return f"COALESCE(SUM({expr}), 0)::double precision" if self.postgres else f"TOTAL({expr})"

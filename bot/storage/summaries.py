@@ -181,7 +181,8 @@ def backfill(conn: Connection, default_timezone: str) -> None:
     keys: dict[tuple[str, int], str] = {}
     days: defaultdict[tuple[int, str], int] = defaultdict(int)
     rows = conn.execute(
-        f"SELECT user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*) FROM answers"
+        f"SELECT user_id, {of(conn).truncate(f'answered_at / {BUCKET_S}')} AS q, COUNT(*)"
+        " FROM answers"
         " GROUP BY user_id, q"
     )
     for user_id, q, n in rows:
@@ -197,8 +198,9 @@ def backfill(conn: Connection, default_timezone: str) -> None:
     chat_zones = dict(conn.execute("SELECT id, tz FROM chats WHERE tz IS NOT NULL"))
     weeks: dict[tuple[int, str, int], list[float]] = {}
     rows = conn.execute(
-        f"SELECT chat_id, user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*),"
-        " SUM(correct), MIN(answered_at), MAX(CASE WHEN correct THEN answered_at END)"
+        f"SELECT chat_id, user_id, {of(conn).truncate(f'answered_at / {BUCKET_S}')} AS q,"
+        " COUNT(*), SUM(correct), MIN(answered_at),"
+        " MAX(CASE WHEN correct = 1 THEN answered_at END)"
         f" FROM answers{of(conn).not_indexed()} WHERE chat_id != user_id"
         " GROUP BY chat_id, user_id, q"
     )
