@@ -19,7 +19,7 @@ import itertools
 import os
 from pathlib import Path
 
-from bot.storage.port import Connection
+from bot.storage.port import Connection, Store
 
 SQLITE = "sqlite"
 POSTGRES = "postgres"
@@ -36,6 +36,7 @@ SQLITE_ONLY_FILES: dict[str, str] = {
     "test_push_plan_wal.py": "the WAL size while a plan writes to a SQLite file",
     "test_ops_backup_errors.py": "`quizbot backup` copies a SQLite file",
     "test_domain_rebase.py": "replays SQLite migrations on an old SQLite schema",
+    "test_faults_storage.py": "a full disk and a replaced file under SQLite",
 }
 
 
@@ -107,6 +108,12 @@ def database(path: str | Path) -> str | Path:
     if url is None:
         url = POSTGRES_DATABASES.by_path[key] = POSTGRES_DATABASES.new()
     return url
+
+
+def target_of(store: Store) -> str | Path:
+    """The database a store opened (its file, or its URL), for tests/factories.py's helpers."""
+    path: Path | None = getattr(store, "path", None)
+    return path if path is not None else str(store.url)
 
 
 def database_env(path: str | Path) -> str:
