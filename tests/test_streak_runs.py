@@ -165,7 +165,7 @@ def test_the_migration_backfills_the_runs_the_triggers_keep(tmp_path: Path) -> N
     assert old.execute("SELECT COUNT(*) FROM learner_days").fetchone()[0] == 33
     assert apply_migrations(old)[0] == "0012_streak_runs"
     runs = "SELECT * FROM learner_runs ORDER BY user_id"
-    assert old.execute(runs).fetchall() == new.execute(runs).fetchall()
+    assert old.execute(runs).fetchall() == [tuple(r) for r in new.execute(runs)]
     assert old.execute(runs).fetchall() == [
         (1, "2026-03-06", "2026-03-09"),
         (2, "2026-03-03", "2026-03-10"),

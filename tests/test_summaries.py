@@ -69,7 +69,7 @@ def record(conn: Connection, rows: list[tuple[int, int, str, bool, float]]) -> N
 
 
 def table(conn: Connection, name: str) -> list[tuple[object, ...]]:
-    return sorted(conn.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+    return sorted((tuple(r) for r in conn.execute(f"SELECT * FROM {name}")), key=repr)
 
 
 @pytest.fixture
