@@ -19,7 +19,8 @@ from tests.fakes import FakeBotApi, FakeBotApiServer
 pytest_plugins = ["tests.pg_fixtures"]
 
 TESTS = Path(__file__).resolve().parent
-_DESELECTED = "sqlite_only_deselected"
+_DESELECTED = "sqlite_only_deselected"  # the key of a worker's counts in its workeroutput
+_STASH = pytest.StashKey[dict[str, int]]()  # reason -> tests deselected for it
 
 
 def sqlite_only_reason(item: pytest.Item) -> str | None:
@@ -55,9 +56,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     config.stash[_STASH] = dict(reasons)
     if hasattr(config, "workeroutput"):  # an xdist worker: the controller prints the summary
         config.workeroutput[_DESELECTED] = dict(reasons)
-
-
-_STASH = pytest.StashKey[dict[str, int]]()
 
 
 def pytest_testnodedown(node: Any, error: Any) -> None:

@@ -7,7 +7,13 @@ target (`ON CONFLICT (...) DO NOTHING / DO UPDATE`), refer to the stored row as
 `RETURNING id`; times are Unix seconds computed in Python and bound as parameters; a write
 that depends on what was read checks it in its WHERE clause (compare and set) instead of
 relying on one writer at a time; a column named like a word PostgreSQL reserves (`right`)
-is quoted. What cannot be written once for both goes through a helper here.
+is quoted; a flag is compared as an integer (`correct = 1`: PostgreSQL's CASE WHEN wants a
+boolean). What cannot be written once for both goes through `of(conn)`, the `Dialect` of a
+connection, and a `Statement`, a statement's text for each database built at import: the
+scalar MAX/MIN (GREATEST/LEAST), the planner hints `INDEXED BY` and `NOT INDEXED` (dropped on
+PostgreSQL), `group_concat` (`string_agg` with one ORDER BY in each aggregate so that the lists
+stay aligned), `TOTAL()`, a number's integer part (PostgreSQL's CAST rounds) and the catalog
+(`sqlite_master` and `PRAGMA table_info`, information_schema on PostgreSQL).
 
 Still SQLite-only, and why:
 
@@ -17,21 +23,13 @@ Still SQLite-only, and why:
   commit, read-only `mode=ro` connections, the backup API, `sqlite_master` in
   migrations.pending, and the `datetime('now')` default of `schema_migrations.applied_at`.
   A PostgreSQL backend brings its own engine.
-- The catalog: `sqlite_master` and `PRAGMA table_info` (abuse_sql's reset finds its tables by
-  their columns, bot_status checks and counts tables, memory_backfill reads the columns an
-  early migration left). PostgreSQL: information_schema.
-- Planner hints: `INDEXED BY subscriptions_due` (push_peak.peak_due) and `NOT INDEXED`
-  (summaries.backfill, migration 0010). PostgreSQL has no such syntax: drop them there.
-- `group_concat(x, sep)` (item_sql): PostgreSQL's `string_agg(x::text, sep)`, with one
-  ORDER BY in each aggregate so the lists stay aligned.
 - Triggers (migration 0012: learner_days keeps learner_runs), written in SQLite's trigger
   syntax with its `date(..., '+1 day')` and scalar MAX; PostgreSQL needs a trigger function.
 - The migrations in bot/storage/sqlite/schema/ (history, applied as they are): `julianday`
   in 0012's backfill, `WITHOUT ROWID`, `INTEGER PRIMARY KEY AUTOINCREMENT`, `executescript`.
-  Their Python steps only replay SQLite history: `summaries.backfill` (NOT INDEXED, `CAST(x AS
-  INTEGER)` truncating where PostgreSQL rounds, an integer read as a boolean in CASE WHEN)
-  and `forgetting_sql.backfill` (`TOTAL()`). A PostgreSQL schema starts from a baseline of
-  its own and needs none of them.
+  Their Python steps replay SQLite history (`summaries.backfill`, `forgetting_sql.backfill`,
+  `memory_backfill`): written through the helpers here, they run on PostgreSQL too,
+  though a PostgreSQL schema starts from a baseline of its own and needs none of them.
 - Flags are 0/1 integers (`active = 1`, `exam_offered = 0`, `correct`): a PostgreSQL baseline
   keeps them as integers (smallint) so that the statements stay as they are.
 - The driver: placeholders are sqlite3's `?` and `:name` (a PostgreSQL adapter translates
