@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench validate pg clean
+.PHONY: run test test-sqlite test-postgres lint bench validate pg clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,23 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/quizbot run
 
-# The PostgreSQL tests start a throwaway server of their own (tests/pg_server.py), and stop it:
-# Debian's `postgresql` package must be installed (.ci/run installs it).
+# The suite runs twice: on SQLite files, then on PostgreSQL (QUIZBOT_TEST_BACKEND, see
+# tests/backend.py), where the tests about SQLite itself are deselected and counted. Each
+# pytest-xdist worker starts a throwaway PostgreSQL server of its own (tests/pg_server.py) and
+# stops it: Debian's `postgresql` package must be installed (.ci/run installs it). One run
+# after the other: each already keeps both cores busy.
 test: $(STAMP_DEV)
 	$(BIN)/ruff check bot tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	QUIZBOT_TEST_BACKEND=sqlite $(BIN)/python -m pytest -q
+	QUIZBOT_TEST_BACKEND=postgres $(BIN)/python -m pytest -q
+
+# One backend only (e.g. while fixing a PostgreSQL failure).
+test-sqlite: $(STAMP_DEV)
+	QUIZBOT_TEST_BACKEND=sqlite $(BIN)/python -m pytest -q
+
+test-postgres: $(STAMP_DEV)
+	QUIZBOT_TEST_BACKEND=postgres $(BIN)/python -m pytest -q
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check bot tests

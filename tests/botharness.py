@@ -17,6 +17,7 @@ from bot.practice.clock import FakeClock
 from bot.telegram.app import build_application
 from bot.telegram.context import QuizApp, Services
 from tests import sample_bank
+from tests.backend import database
 from tests.fakes import TOKEN, FakeBotApi, FakeRequest
 
 
@@ -40,7 +41,10 @@ class Harness:
 
 
 def make_settings(tmp_path: Path, **extra: Any) -> Settings:
-    return Settings(BOT_TOKEN=TOKEN, QUIZBOT_DB=tmp_path / "bot.sqlite3", **extra)  # type: ignore[call-arg]
+    """The bot's settings on the test's database (`tmp_path / "bot.sqlite3"`, or the
+    PostgreSQL database that path names on the PostgreSQL run)."""
+    db = database(tmp_path / "bot.sqlite3")
+    return Settings(BOT_TOKEN=TOKEN, QUIZBOT_DB=db, **extra)  # type: ignore[call-arg]
 
 
 @asynccontextmanager

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from tests.backend import database_env
 from tests.fakes import TOKEN, FakeBotApiServer
 
 
@@ -32,7 +33,7 @@ class BotProcess:
             **{k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "BOT_"))},
             "BOT_TOKEN": TOKEN,
             "BOT_API_URL": server.url,
-            "QUIZBOT_DB": str(self.db),
+            "QUIZBOT_DB": database_env(self.db),
             "QUIZBOT_LOG_LEVEL": "DEBUG",
             "PYTHONUNBUFFERED": "1",
             "PYTHONPATH": str(Path(__file__).resolve().parent.parent),  # this checkout's bot/

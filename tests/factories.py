@@ -26,8 +26,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.storage.factory import connect_blocking
+from bot.storage.factory import connect_blocking, prepare_database
 from bot.storage.port import Connection
+from tests.backend import close_at_end, database
 from tests.fakes.objects import BOT_USERNAME, JSON, bot_user, chat_member
 from tests.fakes.objects import chat as _chat
 from tests.fakes.objects import user as _user
@@ -204,12 +205,21 @@ SQLITE_ENGINE_TESTS = frozenset(
 
 @contextlib.contextmanager
 def blocking(db_path: str | Path) -> Iterator[Connection]:
-    """A blocking port connection with the bot's settings (autocommit), closed on exit."""
-    conn = connect_blocking(db_path)
+    """A blocking port connection with the bot's settings (autocommit), closed on exit; a
+    path is resolved by `tests.backend.database` (the same database on PostgreSQL)."""
+    conn = connect_blocking(database(db_path))
     try:
         yield conn
     finally:
         conn.close()
+
+
+def migrated(db_path: str | Path) -> Connection:
+    """A blocking port connection (autocommit) to the database `db_path` names, brought up to
+    date first; closed after the test if the caller does not close it first."""
+    target = database(db_path)
+    prepare_database(target)
+    return close_at_end(connect_blocking(target))
 
 
 def rows(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

@@ -19,6 +19,7 @@ import yaml
 from bot.bank.models import Bank, BankMeta, Question
 from bot.storage.factory import connect_blocking, prepare_database
 from bot.storage.port import Connection
+from tests.backend import close_at_end, database
 
 
 @dataclass(frozen=True)
@@ -139,9 +140,11 @@ def insert_rows(conn: Connection, bank_id: str, rows: Iterable[Row]) -> int:
 
 
 def new_database(path: Path) -> Connection:
-    """A database file with the project's migrations applied."""
-    prepare_database(path)
-    return connect_blocking(path)
+    """A database with the project's migrations applied (the suite's backend: the path names
+    it), closed after the test if the caller does not close it first."""
+    target = database(path)
+    prepare_database(target)
+    return close_at_end(connect_blocking(target))
 
 
 def question(

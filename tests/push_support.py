@@ -14,6 +14,7 @@ from bot.storage import push_log
 from bot.storage.factory import connect_blocking, prepare_database
 from bot.storage.port import Connection
 from tests import factories
+from tests.backend import database, database_env
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,8 +29,8 @@ def seed(db: str | Path) -> None:
     """
     now = time.time()
     local = dt.datetime.fromtimestamp(now - 120, dt.UTC).strftime("%H:%M")
-    prepare_database(db)
-    conn = connect_blocking(db)
+    prepare_database(database(db))
+    conn = connect_blocking(database(db))
     try:
         conn.execute("BEGIN")
         for chat in range(FIRST_CHAT, FIRST_CHAT + SUBSCRIBERS):
@@ -78,7 +79,7 @@ def start_bot(server: FakeBotApiServer, db: Path, cwd: Path) -> subprocess.Popen
         "PYTHONPATH": str(REPO),
         "BOT_TOKEN": TOKEN,
         "BOT_API_URL": server.url,
-        "QUIZBOT_DB": str(db),
+        "QUIZBOT_DB": database_env(db),
         "QUIZBOT_PUSH_RATE": "100",
         "QUIZBOT_LOG_LEVEL": os.environ.get("DBG_LEVEL", "WARNING"),
     }

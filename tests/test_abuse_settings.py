@@ -9,6 +9,7 @@ import pytest
 from bot.commands.run import cmd_run
 from bot.config import ConfigError, load_settings
 from tests import factories
+from tests.backend import database_env
 from tests.botharness import running_bot
 from tests.fakes import TOKEN
 from tests.groups_support import ADMIN, GROUP, GROUP_ID, setup_admin
@@ -45,7 +46,7 @@ def test_webhook_cli_option_is_checked_like_the_setting(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.setenv("BOT_TOKEN", TOKEN)
-    monkeypatch.setenv("QUIZBOT_DB", str(tmp_path / "bot.sqlite3"))
+    monkeypatch.setenv("QUIZBOT_DB", database_env(tmp_path / "bot.sqlite3"))
     monkeypatch.delenv("QUIZBOT_WEBHOOK_URL", raising=False)
 
     class Args:

@@ -12,17 +12,14 @@ from bot.learning.memory import Answer
 from bot.practice import memory_updates
 from bot.storage import answer_sql, learning_sql, practice_sql
 from bot.storage.port import Connection
-from bot.storage.sqlite.database import connect_sync
-from bot.storage.sqlite.migrations import apply_migrations
+from tests import factories
 
 NOW = 1_780_000_000.0
 
 
 @pytest.fixture
 def conn(tmp_path: Path) -> Connection:
-    c = connect_sync(tmp_path / "a.sqlite3")
-    apply_migrations(c)
-    return c
+    return factories.migrated(tmp_path / "a.sqlite3")
 
 
 def _delivery(c: Connection, user: int, question: str) -> int:

@@ -19,9 +19,11 @@ from bot.practice.clock import FakeClock, JumpWatch
 from bot.practice.mock_models import MockStatus
 from bot.practice.mock_service import MockService
 from bot.schedule.ticker import Ticker
-from bot.storage.sqlite.database import Database
+from bot.storage.factory import open_database
+from bot.storage.port import Store
 from bot.telegram import status
 from tests import factories
+from tests.backend import database
 from tests.botharness import Harness, running_bot
 from tests.mock_bank import three_topics
 
@@ -72,12 +74,12 @@ async def test_timers_run_on_monotonic_time_and_at_once_after_a_step() -> None:
 
 
 @pytest.fixture
-async def mock_db(tmp_path: Path) -> AsyncIterator[Database]:
-    async with Database(tmp_path / "m.sqlite3") as database:
-        yield database
+async def mock_db(tmp_path: Path) -> AsyncIterator[Store]:
+    async with open_database(database(tmp_path / "m.sqlite3")) as store:
+        yield store
 
 
-async def test_a_forward_step_does_not_submit_a_running_mock(mock_db: Database) -> None:
+async def test_a_forward_step_does_not_submit_a_running_mock(mock_db: Store) -> None:
     clock = FakeClock()
     service = MockService(
         mock_db, Catalog({"mockbank": three_topics()}), clock=clock, rng=random.Random(1)
@@ -95,7 +97,7 @@ async def test_a_forward_step_does_not_submit_a_running_mock(mock_db: Database) 
     assert expired[0].exam.id == started.exam.id
 
 
-async def test_a_backward_step_does_not_lengthen_a_running_mock(mock_db: Database) -> None:
+async def test_a_backward_step_does_not_lengthen_a_running_mock(mock_db: Store) -> None:
     clock = FakeClock()
     service = MockService(
         mock_db, Catalog({"mockbank": three_topics()}), clock=clock, rng=random.Random(1)

@@ -12,6 +12,7 @@ from bot.bank.loader import load_banks
 from bot.bank.models import LETTERS
 from bot.config import BUNDLED_QUESTIONS
 from tests import factories
+from tests.backend import database_env
 from tests.botprocess import BotProcess
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer
 
@@ -139,7 +140,7 @@ def test_missing_or_bad_token_stops_with_one_line(tmp_path: Path) -> None:
             env={
                 "PATH": "/usr/bin:/bin",
                 "BOT_TOKEN": token,
-                "QUIZBOT_DB": str(tmp_path / "x.sqlite3"),
+                "QUIZBOT_DB": database_env(tmp_path / "x.sqlite3"),
             },
             cwd=tmp_path,
             capture_output=True,

@@ -17,6 +17,7 @@ from telegram.error import InvalidToken, RetryAfter
 from bot.telegram import startup
 from bot.telegram.startup import StartupFailed, check_bot_api, retrying
 from tests import factories
+from tests.backend import database_env
 from tests.botharness import make_settings
 from tests.botprocess import BotProcess
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer, FakeRequest
@@ -72,7 +73,7 @@ def test_malformed_bot_api_url_exits_with_one_line(tmp_path: Path) -> None:
         "PYTHONPATH": str(REPO),
         "BOT_TOKEN": TOKEN,
         "BOT_API_URL": "api.telegram.org",  # no scheme
-        "QUIZBOT_DB": str(tmp_path / "bot.sqlite3"),
+        "QUIZBOT_DB": database_env(tmp_path / "bot.sqlite3"),
     }
     done = subprocess.run(
         [sys.executable, "-m", "bot", "run"],

@@ -15,6 +15,7 @@ from bot.bank.models import Question
 from bot.cli import main
 from bot.practice.group_results import neutralised
 from tests import factories, sample_bank
+from tests.backend import database_env
 from tests.botharness import running_bot
 from tests.groups_support import (
     ADMIN,
@@ -125,7 +126,7 @@ async def test_export_sends_one_row_per_member(
     monkeypatch.setenv("QUIZBOT_QUESTIONS", str(write_bank(tmp_path / "banks", BANK)))
     monkeypatch.setenv("QUIZBOT_TIMEZONE", "UTC")
     out = tmp_path / "results.csv"
-    args = ["export", "--chat", str(GROUP_ID), "--out", str(out), "--db", str(db_path)]
+    args = ["export", "--chat", str(GROUP_ID), "--out", str(out), "--db", database_env(db_path)]
     assert await asyncio.to_thread(main, args) == 0  # the command runs its own event loop
     assert out.read_bytes() == data
     assert "3 member(s)" in capsys.readouterr().out

@@ -14,9 +14,10 @@ from bot.domain.kinds import PollMode, Source
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.groups import MAX_WINDOW_S, MIN_WINDOW_S, GroupService
+from bot.storage.factory import open_database
 from bot.storage.group_sql import ChatRecord
-from bot.storage.sqlite.database import Database
 from tests import sample_bank
+from tests.backend import database
 
 CHAT = -100
 
@@ -24,7 +25,7 @@ CHAT = -100
 @pytest.fixture
 async def groups(tmp_path: Path) -> AsyncIterator[GroupService]:
     bank = sample_bank.bank([sample_bank.question(f"q{i}") for i in range(3)])
-    async with Database(tmp_path / "g.sqlite3") as db:
+    async with open_database(database(tmp_path / "g.sqlite3")) as db:
         service = GroupService(
             db,
             Catalog({bank.id: bank}),

@@ -16,6 +16,7 @@ from bot.storage.item_sql import read_item_report
 from bot.telegram.outbound.documents import DOCUMENT_BYTES_LIMIT, TooLarge, send_file
 from bot.telegram.views.item_report_render import report_caption, report_text
 from tests import factories
+from tests.backend import database
 from tests.botharness import Harness, running_bot
 from tests.fakes import FakeBotApi, make_application
 from tests.fakes.validation import html_to_plain
@@ -67,7 +68,7 @@ async def test_report_lists_a_flagged_question_and_sends_the_html(tmp_path: Path
         html = data.decode("utf-8")
         assert html.startswith("<!doctype html>") and "likely mis-keyed" in html
         # Exactly the report `quizbot report --format html` writes for this database.
-        assert html == render_html(read_item_report(h.db_path, bank))
+        assert html == render_html(read_item_report(database(h.db_path), bank))
         assert "Which &lt;b&gt;tag&lt;/b&gt; &amp; why?" in html  # the stem, escaped
 
 

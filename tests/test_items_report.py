@@ -12,6 +12,7 @@ from bot.bank.models import Bank
 from bot.cli import main
 from bot.storage import item_sql
 from tests import factories
+from tests.backend import database_env
 from tests.item_model import Item, Model, Row, insert_rows, make_bank, new_database, question
 from tests.item_model import write_bank as write_bank_dir
 
@@ -78,7 +79,7 @@ def test_report_text_is_a_table_worst_first(
     setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     banks, db = setup
-    assert main(["report", "--db", str(db), "--questions", str(banks)]) == 0
+    assert main(["report", "--db", database_env(db), "--questions", str(banks)]) == 0
     out = capsys.readouterr().out
     assert "Item analysis of Bank demo (demo)" in out
     assert "first attempt" in out
@@ -92,7 +93,7 @@ def test_report_json_is_stable_and_versioned(
     setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     banks, db = setup
-    args = ["report", "--format", "json", "--db", str(db), "--questions", str(banks)]
+    args = ["report", "--format", "json", "--db", database_env(db), "--questions", str(banks)]
     assert main(args) == 0
     first = capsys.readouterr().out
     assert main(args) == 0
@@ -121,7 +122,7 @@ def test_report_html_to_a_file_escapes_text(
 ) -> None:
     banks, db = setup
     out = tmp_path / "r.html"
-    args = ["report", "--format", "html", "--out", str(out), "--db", str(db)]
+    args = ["report", "--format", "html", "--out", str(out), "--db", database_env(db)]
     assert main([*args, "--questions", str(banks), "--bank", "demo"]) == 0
     html = out.read_text()
     assert html.startswith("<!doctype html>")
@@ -135,22 +136,31 @@ def test_min_n_leaves_questions_unflagged(
     setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     banks, db = setup
-    args = ["report", "--format", "json", "--min-n", "500", "--db", str(db)]
+    args = ["report", "--format", "json", "--min-n", "500", "--db", database_env(db)]
     assert main([*args, "--questions", str(banks)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["flagged"] == 0
     assert {q["status"] for q in data["questions"]} == {"too few"}
 
 
+def test_an_unknown_bank_is_one_line(
+    setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    banks, db = setup
+    assert (
+        main(["report", "--db", database_env(db), "--questions", str(banks), "--bank", "x"]) == 1
+    )
+    assert capsys.readouterr().err == "quizbot: unknown bank 'x' (banks: demo)\n"
+
+
+@pytest.mark.sqlite_only("a missing SQLite file, and a file that is not one")
 def test_report_errors_are_one_line(
     setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    banks, db = setup
+    banks, _ = setup
     assert main(["report", "--db", str(tmp_path / "none.db"), "--questions", str(banks)]) == 1
     err = capsys.readouterr().err
     assert err == f"quizbot: no database at {tmp_path / 'none.db'}\n"
-    assert main(["report", "--db", str(db), "--questions", str(banks), "--bank", "x"]) == 1
-    assert capsys.readouterr().err == "quizbot: unknown bank 'x' (banks: demo)\n"
     junk = tmp_path / "junk.db"
     junk.write_text("not a database")
     assert main(["report", "--db", str(junk), "--questions", str(banks)]) == 1
@@ -162,7 +172,7 @@ def test_validate_with_stats_prints_the_flags(
     setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     banks, db = setup
-    assert main(["validate", str(banks), "--stats", str(db)]) == 0
+    assert main(["validate", str(banks), "--stats", database_env(db)]) == 0
     out = capsys.readouterr().out
     assert "demo: Bank demo (ITEMS-1), 9 questions" in out
     assert "demo: item analysis of 1080 first attempts by 120 learners" in out
@@ -179,7 +189,6 @@ def _report(path: Path, user: int, qid: str, reason: str, comment: str | None = 
             " ?, ?, ?)",
             (user * 10, user, qid, reason, comment, 1000.0 + user),
         )
-        conn.commit()
 
 
 def test_learner_reports_are_listed_and_marked_for_review(
@@ -191,7 +200,7 @@ def test_learner_reports_are_listed_and_marked_for_review(
         _report(db, user, "q1", reason)
     _report(db, 4, "q2", "key")  # a wrong key alone, unbacked: listed, not for review
     _report(db, 5, "q3", "other")
-    args = ["report", "--format", "json", "--db", str(db), "--questions", str(banks)]
+    args = ["report", "--format", "json", "--db", database_env(db), "--questions", str(banks)]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
     listed = {q["question_id"]: q for q in data["learner_reports"]}

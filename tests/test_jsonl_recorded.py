@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.commands.jsonl_io import play_jsonl
+from tests.backend import database
 from tests.test_play_jsonl import START, demo_catalog
 
 RECORDED = Path(__file__).parent / "fixtures" / "jsonl" / "conversation.jsonl"
@@ -67,7 +68,9 @@ class Conversation(io.StringIO):
 async def test_a_recorded_conversation_replays_byte_for_byte(tmp_path: Path) -> None:
     out = io.StringIO()
     stdin = Conversation(out)
-    code = await play_jsonl(demo_catalog(), tmp_path / "rec.sqlite3", "demo", 7, START, stdin, out)
+    code = await play_jsonl(
+        demo_catalog(), database(tmp_path / "rec.sqlite3"), "demo", 7, START, stdin, out
+    )
     assert code == 0
     replies = out.getvalue().splitlines()
     assert len(replies) == len(stdin.log) > 100

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.domain.kinds import Source
 from bot.storage import learning_sql, practice_sql
-from bot.storage.sqlite.database import connect_sync
-from bot.storage.sqlite.migrations import apply_migrations
+from tests import factories
 
 
 def _deliver(conn: object, user_id: int, bank_id: str, question_id: str) -> None:
@@ -19,8 +20,7 @@ def _deliver(conn: object, user_id: int, bank_id: str, question_id: str) -> None
 
 
 def test_last_question_recent_and_far_back(tmp_path: Path) -> None:
-    conn = connect_sync(tmp_path / "l.sqlite3")
-    apply_migrations(conn)
+    conn = factories.migrated(tmp_path / "l.sqlite3")
     assert learning_sql.last_question(conn, 1, "b") is None
     _deliver(conn, 1, "b", "q-old")
     _deliver(conn, 1, "b", "q-last")
@@ -34,6 +34,14 @@ def test_last_question_recent_and_far_back(tmp_path: Path) -> None:
     assert learning_sql.last_question(conn, 2 + last % 3, "b") == f"q{last}"
     _deliver(conn, 1, "b", "q-new")
     assert learning_sql.last_question(conn, 1, "b") == "q-new"
+    conn.close()
+
+
+@pytest.mark.sqlite_only("reads SQLite's EXPLAIN QUERY PLAN")
+def test_last_question_reads_the_latest_delivery_index(tmp_path: Path) -> None:
+    conn = factories.migrated(tmp_path / "l.sqlite3")
+    for i in range(600):
+        _deliver(conn, 1 + i % 3, "b", f"q{i}")
     plan = conn.execute(
         "EXPLAIN QUERY PLAN SELECT question_id FROM deliveries WHERE user_id = ? AND bank_id = ?"
         " ORDER BY id DESC LIMIT 1",

@@ -24,8 +24,7 @@ from bot.practice import memory_updates
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage.port import Connection
-from bot.storage.sqlite.database import connect_sync
-from bot.storage.sqlite.migrations import apply_migrations
+from tests import factories
 from tests.probes import seed_fast_forgetting
 from tests.sample_bank import bank
 from tests.test_play_jsonl import demo_catalog, session
@@ -177,8 +176,7 @@ def test_relearn_restarts_the_count_after_a_wrong_answer() -> None:
 def test_answers_that_record_a_probe_keep_the_banks_tally_and_the_backfill_agrees(
     tmp_path: Path,
 ) -> None:
-    conn = connect_sync(tmp_path / "f.sqlite3")
-    apply_migrations(conn)
+    conn = factories.migrated(tmp_path / "f.sqlite3")
     rng = random.Random(8)
     for user in range(40):
         for q in ("a1", "a2", "b1"):

@@ -23,10 +23,12 @@ from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
+from bot.storage.factory import open_database
 from bot.storage.port import Connection
 from bot.storage.sqlite import migrations
-from bot.storage.sqlite.database import Database, connect_sync
+from bot.storage.sqlite.database import connect_sync
 from tests import factories, sample_bank
+from tests.backend import database, target_of
 from tests.learning_support import learning_bank, tagged
 
 ANN = Learner(11, "Ann")
@@ -35,7 +37,7 @@ START = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
-    db = Database(tmp_path / "q.sqlite3")
+    db = open_database(database(tmp_path / "q.sqlite3"))
     await db.open()
     yield PracticeService(
         db, Catalog({"learn": learning_bank()}), clock=FakeClock(START), rng=random.Random(5)
@@ -44,7 +46,7 @@ async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
 
 
 def rows(service: PracticeService, sql: str) -> list[tuple[object, ...]]:
-    return factories.rows(service.db.path, sql)
+    return factories.rows(target_of(service.db), sql)
 
 
 def wrong_choice(question: Question) -> frozenset[int]:
@@ -69,6 +71,7 @@ def _record_answers(conn: Connection, history: list[tuple[float, int]], first_id
         )
 
 
+@pytest.mark.sqlite_only("replays SQLite migrations 0006 and later on an older SQLite schema")
 async def test_migration_replays_existing_answers_into_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,8 +100,7 @@ async def test_migration_replays_existing_answers_into_memory(
 
 
 def test_storage_round_trips(tmp_path: Path) -> None:
-    conn = connect_sync(tmp_path / "s.sqlite3")
-    migrations.apply_migrations(conn)
+    conn = factories.migrated(tmp_path / "s.sqlite3")
     conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (5, 0, 0)")
     state = memory_updates.take_stored(
         conn, 5, "b", Answer("q", START, False, Confidence.SURE, 3.5)
@@ -215,7 +217,7 @@ async def test_revised_question_is_not_graded_unless_its_version_is_known(
     d2 = await service.next_delivery(ANN.id, ANN)
     assert d2 is not None
     factories.execute(
-        service.db.path, "UPDATE deliveries SET version = 'gone' WHERE id = ?", (d2.id,)
+        target_of(service.db), "UPDATE deliveries SET version = 'gone' WHERE id = ?", (d2.id,)
     )
     out = await service.answer(d2.id, ANN, ANN.id, frozenset({0}), token=d2.token)
     assert out.status is AnswerStatus.REVISED
@@ -278,6 +280,7 @@ def test_shuffle_respects_no_shuffle_and_a_pinned_last_option() -> None:
     assert display.decode_order("2,2,1", 3) == (0, 1, 2)  # unusable: file order
 
 
+@pytest.mark.sqlite_only("replays SQLite migration 0017 on an older SQLite schema")
 def test_probe_backfill_skips_states_whose_early_answers_were_pruned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

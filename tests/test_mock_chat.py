@@ -12,10 +12,18 @@ from PIL import Image
 from bot.practice.clock import FakeClock
 from bot.telegram.views import mock_texts
 from tests import factories, mock_bank
+from tests.backend import on_postgres
 from tests.botharness import Harness, running_bot
 
 ANN = factories.user(601, "Ann")
 ANN_CHAT = factories.private_chat(ANN)
+
+# The id counter of mock_exams back to the start, as a restore of an older backup leaves it.
+RESET_EXAM_IDS = (
+    "SELECT setval(pg_get_serial_sequence('mock_exams', 'id'), 1, false)"
+    if on_postgres()
+    else "DELETE FROM sqlite_sequence WHERE name = 'mock_exams'"
+)
 
 
 def buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
@@ -270,7 +278,7 @@ async def test_an_old_exams_buttons_change_nothing_after_a_restore_reuses_its_id
         (exam_id,) = rows(h.db_path, "SELECT id FROM mock_exams")[0]
         # A restore from a backup taken before this exam: its row and the id counter go back.
         factories.execute(h.db_path, "DELETE FROM mock_exams")
-        factories.execute(h.db_path, "DELETE FROM sqlite_sequence WHERE name = 'mock_exams'")
+        factories.execute(h.db_path, RESET_EXAM_IDS)
         h.clock.advance(5)
         await command(h, "/mock")
         new = exam_message(h)

@@ -11,6 +11,7 @@ from bot.commands.play_mock import play_mock
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from tests import mock_bank
+from tests.backend import database
 from tests.botharness import running_bot
 from tests.test_mock_chat import button, buttons, command, exam_message, tap, wrong_letter
 
@@ -31,7 +32,10 @@ async def test_terminal_review_shows_stems_sorted_letters_and_rationales(tmp_pat
     # "CB" on every question: each is a "select two" with a shuffled key, so some are wrong.
     stdin = io.StringIO("CB\nn\n" * 10 + "finish\ny\n")
     out = io.StringIO()
-    assert await play_mock(catalog, tmp_path / "t.db", None, False, stdin, out, FakeClock()) == 0
+    assert (
+        await play_mock(catalog, database(tmp_path / "t.db"), None, False, stdin, out, FakeClock())
+        == 0
+    )
     review = out.getvalue().split("Mock exam: ", 1)[1]
     heads = re.findall(r"^Q\d+ · yours ([A-D, ]+), correct ([A-D, ]+)$", review, re.M)
     assert heads, review

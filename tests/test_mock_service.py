@@ -14,8 +14,10 @@ from bot.practice.clock import FakeClock
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.practice.mock_service import MockService
 from bot.storage import mock_sql
-from bot.storage.sqlite.database import Database
+from bot.storage.factory import open_database
+from bot.storage.port import Store
 from tests import factories
+from tests.backend import database, target_of
 from tests.mock_bank import three_topics
 
 ANN, BOB = 11, 12
@@ -32,13 +34,13 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    async with Database(tmp_path / "m.sqlite3") as database:
-        yield database
+async def db(tmp_path: Path) -> AsyncIterator[Store]:
+    async with open_database(database(tmp_path / "m.sqlite3")) as store:
+        yield store
 
 
 @pytest.fixture
-def service(db: Database, catalog: Catalog, clock: FakeClock) -> MockService:
+def service(db: Store, catalog: Catalog, clock: FakeClock) -> MockService:
     return MockService(db, catalog, clock=clock, rng=random.Random(1))
 
 
@@ -79,7 +81,7 @@ def test_the_store_refuses_two_running_exams_for_one_learner(tmp_path: Path) -> 
     import asyncio
 
     async def setup() -> Exam:
-        async with Database(tmp_path / "x.sqlite3") as db:
+        async with open_database(database(tmp_path / "x.sqlite3")) as db:
             svc = MockService(db, Catalog({"mockbank": three_topics()}), clock=FakeClock())
             return exam_of(await svc.start(ANN))
 
@@ -91,7 +93,7 @@ def test_the_store_refuses_two_running_exams_for_one_learner(tmp_path: Path) -> 
 
 
 async def test_moves_persist_and_resume_where_the_learner_left(
-    service: MockService, db: Database, catalog: Catalog, clock: FakeClock
+    service: MockService, db: Store, catalog: Catalog, clock: FakeClock
 ) -> None:
     exam = exam_of(await service.start(ANN))
     item = exam.items[2]
@@ -118,7 +120,7 @@ async def test_moves_persist_and_resume_where_the_learner_left(
 
 
 async def test_finish_confirms_then_scores_and_records_answers(
-    service: MockService, db: Database
+    service: MockService, db: Store
 ) -> None:
     exam = exam_of(await service.start(ANN))
     exam = await answer_all_right(service, exam, upto=8)
@@ -130,7 +132,7 @@ async def test_finish_confirms_then_scores_and_records_answers(
     assert (done.result.correct, done.result.percent, done.result.passed) == (8, 80.0, True)
     assert len(done.graded) == 8
     recorded = rows(
-        db.path,
+        target_of(db),
         "SELECT d.source, a.correct FROM answers a JOIN deliveries d ON d.id = a.delivery_id",
     )
     assert recorded == [("mock", 1)] * 8
@@ -149,19 +151,19 @@ async def test_deadline_submits_automatically_across_a_restart(
     tmp_path: Path, catalog: Catalog, clock: FakeClock
 ) -> None:
     path = tmp_path / "restart.sqlite3"
-    async with Database(path) as db:
+    async with open_database(database(path)) as db:
         svc = MockService(db, catalog, clock=clock)
         exam = exam_of(await svc.start(ANN, chat_id=ANN))
         await svc.attach_message(exam.id, ANN, 501)
         await answer_all_right(svc, exam, upto=3)
         assert await svc.next_deadline() == exam.deadline
     clock.advance(21 * 60)  # the bot was down when the deadline passed
-    async with Database(path) as db:
+    async with open_database(database(path)) as db:
         svc = MockService(db, catalog, clock=clock)
         assert await svc.expire_due() != []
         assert await svc.expire_due() == []  # submitted once
         assert await svc.next_deadline() is None
-    async with Database(path) as db:
+    async with open_database(database(path)) as db:
         svc = MockService(db, catalog, clock=clock)
         result = await svc.result(ANN, exam.id)
         assert result is not None and result.status is ExamStatus.EXPIRED
@@ -229,7 +231,7 @@ async def test_later_mocks_prefer_questions_not_met_before(service: MockService)
 
 
 async def test_a_bank_too_small_offers_the_largest_exam_and_short_exams(
-    db: Database, clock: FakeClock
+    db: Store, clock: FakeClock
 ) -> None:
     small = MockService(db, Catalog({"mockbank": three_topics(per_topic=2)}), clock=clock)
     reply = await small.start(ANN)
@@ -247,7 +249,7 @@ async def test_a_bank_too_small_offers_the_largest_exam_and_short_exams(
 
 
 async def test_a_question_removed_mid_exam_keeps_its_snapshot_and_its_score(
-    service: MockService, catalog: Catalog, db: Database
+    service: MockService, catalog: Catalog, db: Store
 ) -> None:
     exam = exam_of(await service.start(ANN))
     gone_id = exam.items[1].question_id
@@ -262,11 +264,13 @@ async def test_a_question_removed_mid_exam_keeps_its_snapshot_and_its_score(
     assert done.result.correct == 10  # the removed question still counts
     # ... but it is not fed to item statistics or the memory model: the bank no longer has it.
     assert gone_id not in {g.question_id for g in done.graded} and len(done.graded) == 9
-    assert rows(db.path, f"SELECT COUNT(*) FROM answers WHERE question_id = '{gone_id}'") == [(0,)]
+    assert rows(
+        target_of(db), f"SELECT COUNT(*) FROM answers WHERE question_id = '{gone_id}'"
+    ) == [(0,)]
 
 
 async def test_a_cached_exam_never_hides_a_change_made_elsewhere(
-    service: MockService, db: Database, catalog: Catalog, clock: FakeClock
+    service: MockService, db: Store, catalog: Catalog, clock: FakeClock
 ) -> None:
     exam = exam_of(await service.start(ANN))
     await service.choose(ANN, exam.id, 0, 0)  # this service now holds the exam in its cache
@@ -283,11 +287,15 @@ async def test_mock_answers_count_on_the_learners_day_in_the_default_zone(
     tmp_path: Path, catalog: Catalog, clock: FakeClock
 ) -> None:
     # 08:00 UTC on 15 January 2027 is still 14 January in Anchorage (UTC-9).
-    async with Database(tmp_path / "z.sqlite3", default_timezone="America/Anchorage") as db:
+    async with open_database(
+        database(tmp_path / "z.sqlite3"), default_timezone="America/Anchorage"
+    ) as db:
         service = MockService(db, catalog, clock=clock, rng=random.Random(1))
         exam = exam_of(await service.start(ANN))
         exam = await answer_all_right(service, exam)
         done = await service.finish(ANN, exam.id, confirmed=True)
         assert done.status is MockStatus.FINISHED
-        days = rows(db.path, f"SELECT local_date, answered FROM learner_days WHERE user_id={ANN}")
+        days = rows(
+            target_of(db), f"SELECT local_date, answered FROM learner_days WHERE user_id={ANN}"
+        )
     assert days == [("2027-01-14", 10)]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests import factories, sample_bank
+from tests.backend import database_env
 from tests.fakes import TOKEN, FakeBotApiServer
 from tests.ops_support import BotRun, wait_until, write_bank
 
@@ -24,7 +25,7 @@ def test_sighup_reloads_banks_while_polling(tmp_path: Path) -> None:
             [],
             {
                 "BOT_API_URL": server.url,
-                "QUIZBOT_DB": str(tmp_path / "bot.sqlite3"),
+                "QUIZBOT_DB": database_env(tmp_path / "bot.sqlite3"),
                 "QUIZBOT_QUESTIONS": str(root),
             },
         )

@@ -13,6 +13,7 @@ import pytest
 
 from bot.bank.models import Bank
 from tests import factories, sample_bank
+from tests.backend import database_env
 from tests.fakes import TOKEN, FakeBotApi, FakeBotApiServer, post_webhook
 from tests.ops_support import BotRun, free_port, webhook_set, write_bank
 
@@ -32,7 +33,7 @@ def start_bot(
         ["--webhook", url],
         {
             "BOT_API_URL": server.url,
-            "QUIZBOT_DB": str(tmp_path / "bot.sqlite3"),
+            "QUIZBOT_DB": database_env(tmp_path / "bot.sqlite3"),
             "QUIZBOT_QUESTIONS": str(write_bank(tmp_path / "banks", bank or sample_bank.bank())),
             "QUIZBOT_WEBHOOK_SECRET": SECRET,
             "QUIZBOT_WEBHOOK_PORT": str(port),

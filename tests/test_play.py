@@ -14,6 +14,7 @@ from bot.practice.catalog import Catalog
 from bot.storage.factory import prepare_database
 from bot.telegram.views import texts
 from tests import factories, sample_bank
+from tests.backend import database, database_env
 from tests.probes import seed_fast_forgetting
 
 
@@ -23,7 +24,7 @@ async def test_terminal_loop_grades_and_explains(tmp_path: Path) -> None:
     out = io.StringIO()
     # "z" is not an option: asked again; then a wrong answer, then the right one
     stdin = io.StringIO("z\nA\nA\n")
-    code = await play(catalog, tmp_path / "t.sqlite3", None, None, 2, stdin, out)
+    code = await play(catalog, database(tmp_path / "t.sqlite3"), None, None, 2, stdin, out)
     assert code == 0
     text = out.getvalue()
     assert "Type one letter from A to D" in text
@@ -39,7 +40,7 @@ async def test_terminal_loop_grades_and_explains(tmp_path: Path) -> None:
 async def test_unknown_topic_is_refused(tmp_path: Path) -> None:
     catalog = Catalog({"demo": sample_bank.bank()})
     code = await play(
-        catalog, tmp_path / "t.sqlite3", None, "nope", 1, io.StringIO(), io.StringIO()
+        catalog, database(tmp_path / "t.sqlite3"), None, "nope", 1, io.StringIO(), io.StringIO()
     )
     assert code == 2
 
@@ -51,7 +52,7 @@ async def test_select_two_refuses_a_wrong_count_and_quit_shows_the_session(
     catalog = Catalog({"demo": sample_bank.bank([q])})
     out = io.StringIO()
     code = await play(
-        catalog, tmp_path / "t.sqlite3", None, None, 0, io.StringIO("A\nAC\nq\n"), out
+        catalog, database(tmp_path / "t.sqlite3"), None, None, 0, io.StringIO("A\nAC\nq\n"), out
     )
     assert code == 0
     text = out.getvalue()
@@ -64,7 +65,7 @@ async def test_select_two_refuses_a_wrong_count_and_quit_shows_the_session(
 def test_play_arguments_are_checked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("QUIZBOT_DB", str(tmp_path / "q.sqlite3"))
+    monkeypatch.setenv("QUIZBOT_DB", database_env(tmp_path / "q.sqlite3"))
     with pytest.raises(SystemExit) as exited:
         main(["play", "-n", "-1"])
     assert exited.value.code == 2
@@ -80,11 +81,11 @@ async def test_a_question_relearned_in_the_sitting_says_why(tmp_path: Path) -> N
     qs = [sample_bank.question(f"q{i}", correct=(2,)) for i in range(5)]
     catalog = Catalog({"demo": sample_bank.bank(qs)})
     db = tmp_path / "t.sqlite3"
-    prepare_database(db)
+    prepare_database(database(db))
     with factories.blocking(db) as conn:
         seed_fast_forgetting(conn, "demo", "q0", dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
     out = io.StringIO()
-    assert await play(catalog, db, None, None, 4, io.StringIO("A\n" * 4), out) == 0
+    assert await play(catalog, database(db), None, None, 4, io.StringIO("A\n" * 4), out) == 0
     text = out.getvalue()
     # The first question missed comes back after two others, with the reason above it.
     assert text.count(texts.AGAIN_NOTE) == 1

@@ -24,8 +24,9 @@ from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
-from bot.storage.sqlite.database import Database
+from bot.storage.factory import open_database
 from tests import factories, sample_bank
+from tests.backend import database, database_env
 
 START = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
 Req = dict[str, Any] | str
@@ -54,7 +55,7 @@ async def talk(
     out = io.StringIO()
     code = await play_jsonl(
         catalog or demo_catalog(),
-        tmp_path / "j.sqlite3",
+        database(tmp_path / "j.sqlite3"),
         bank,
         seed,
         clock,
@@ -70,7 +71,7 @@ async def talk(
 @contextlib.asynccontextmanager
 async def session(tmp_path: Path, catalog: Catalog) -> AsyncIterator[JsonlSession]:
     """The protocol in process, for conversations whose requests depend on the replies."""
-    async with Database(tmp_path / "s.sqlite3") as db:
+    async with open_database(database(tmp_path / "s.sqlite3")) as db:
         clock = FakeClock(START)
         service = PracticeService(db, catalog, clock=clock, rng=random.Random(5))
         readiness = ReadinessService(db, catalog, clock=clock)
@@ -385,7 +386,7 @@ async def test_bank_option_and_an_empty_or_withdrawn_question(tmp_path: Path) ->
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
-    env = {**os.environ, "QUIZBOT_DB": str(tmp_path / "p.sqlite3")}
+    env = {**os.environ, "QUIZBOT_DB": database_env(tmp_path / "p.sqlite3")}
     env.pop("QUIZBOT_QUESTIONS", None)  # the bundled bank
     return env
 
@@ -448,7 +449,7 @@ def test_program_is_deterministic_with_a_seed_and_prints_only_json(tmp_path: Pat
 def test_program_arguments_are_checked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("QUIZBOT_DB", str(tmp_path / "q.sqlite3"))
+    monkeypatch.setenv("QUIZBOT_DB", database_env(tmp_path / "q.sqlite3"))
     assert main(["play", "--seed", "3"]) == 2
     assert "--seed and --clock go with --jsonl" in capsys.readouterr().err
     assert main(["play", "--jsonl", "--topic", "evaluation"]) == 2

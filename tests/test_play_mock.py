@@ -13,6 +13,7 @@ from bot.commands.play_mock import play_mock
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from tests import factories, mock_bank
+from tests.backend import database, database_env
 
 
 async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> None:
@@ -25,7 +26,7 @@ async def test_mock_in_the_terminal_moves_flags_and_scores(tmp_path: Path) -> No
     stdin = io.StringIO("A\nn\nf\ng 3\nABCD\nB\nfinish\nn\nfinish\ny\n")
     out = io.StringIO()
     # A clock that stands still: on a loaded machine the wall clock can tick a minute away.
-    assert await play_mock(catalog, db, None, False, stdin, out, clock=FakeClock()) == 0
+    assert await play_mock(catalog, database(db), None, False, stdin, out, clock=FakeClock()) == 0
     text = out.getvalue()
     assert "[Question 1/10 · 20 min left · answered 0/10]" in text
     assert "[Question 2/10 · 20 min left · answered 1/10 🚩]" in text
@@ -40,21 +41,29 @@ async def test_leaving_keeps_the_exam_and_play_mock_resumes_it(tmp_path: Path) -
     catalog = Catalog({"mockbank": mock_bank.three_topics()})
     db = tmp_path / "t.sqlite3"
     out = io.StringIO()
-    assert await play_mock(catalog, db, None, True, io.StringIO("n\nq\n"), out) == 0
+    assert await play_mock(catalog, database(db), None, True, io.StringIO("n\nq\n"), out) == 0
     assert "keeps running" in out.getvalue()
     out = io.StringIO()
-    assert await play_mock(catalog, db, None, False, io.StringIO("stop\n"), out) == 0
+    assert await play_mock(catalog, database(db), None, False, io.StringIO("stop\n"), out) == 0
     assert "[Question 2/3" in out.getvalue() and "abandoned" in out.getvalue()
+
+
+@pytest.mark.sqlite_only("a SQLite file that does not exist yet")
+def test_stats_command_without_a_database_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("QUIZBOT_DB", str(tmp_path / "s.sqlite3"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["stats", "--user", "0"]) == 2
+    assert "no database" in capsys.readouterr().err
 
 
 def test_stats_command_prints_numbers_and_writes_the_chart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "s.sqlite3"
-    monkeypatch.setenv("QUIZBOT_DB", str(db))
+    monkeypatch.setenv("QUIZBOT_DB", database_env(db))
     monkeypatch.chdir(tmp_path)
-    assert main(["stats", "--user", "0"]) == 2  # no database yet
-    assert "no database" in capsys.readouterr().err
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
     assert main(["play", "--mock", "--short"]) == 0  # starts an exam, then leaves it running
     png = tmp_path / "c.png"

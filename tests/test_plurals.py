@@ -13,6 +13,7 @@ from bot.cli import main
 from bot.plural import plural
 from bot.practice.clock import FakeClock
 from tests import factories, mock_bank
+from tests.backend import database_env
 from tests.botharness import running_bot
 from tests.ops_support import write_bank
 from tests.test_readiness_chat import ANN, ANN_CHAT, practise
@@ -44,7 +45,7 @@ def test_stats_command_after_one_answer_reads_singular(
 ) -> None:
     bank = mock_bank.three_topics()
     asyncio.run(one_answer(tmp_path, bank))
-    monkeypatch.setenv("QUIZBOT_DB", str(tmp_path / "bot.sqlite3"))
+    monkeypatch.setenv("QUIZBOT_DB", database_env(tmp_path / "bot.sqlite3"))
     monkeypatch.setenv("QUIZBOT_QUESTIONS", str(write_bank(tmp_path / "banks", bank)))
     assert main(["stats", "--user", str(ANN["id"])]) == 0
     out = capsys.readouterr().out

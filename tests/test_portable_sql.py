@@ -4,7 +4,8 @@ says which and lists what stays SQLite-only).
 Every string in the modules of bot/storage itself (docstrings aside) is read with `ast`, but
 the dialect's; the SQLite engine and its migrations (bot/storage/sqlite/) are not read:
 no `INSERT OR ...`, no upsert without its conflict target or reading its own column
-unqualified, no `lastrowid`, no time functions, no two-value MAX/MIN but through the dialect.
+unqualified, no `lastrowid`, no time functions, no flag read as a boolean, and no two-value
+MAX/MIN, planner hint, group_concat, TOTAL or SQLite catalog but through the dialect.
 """
 
 from __future__ import annotations
@@ -26,6 +27,18 @@ FORBIDDEN = {
     "julianday(): compute times in Python": re.compile(r"\bjulianday\s*\(", re.I),
     "datetime('now'): compute times in Python": re.compile(r"\bdatetime\s*\(\s*'now'", re.I),
     "two-value MAX/MIN: dialect.greatest/least": re.compile(r"\b(MAX|MIN)\s*\([^()]*,", re.I),
+    "a planner hint: dialect.indexed_by/not_indexed": re.compile(
+        r"\bINDEXED\s+BY\b|\bNOT\s+INDEXED\b", re.I
+    ),
+    "group_concat/TOTAL: dialect.group_concat/total": re.compile(
+        r"\b(group_concat|TOTAL)\s*\(", re.I
+    ),
+    "the SQLite catalog: dialect.tables/columns": re.compile(
+        r"\bsqlite_master\b|\bPRAGMA\s+table_info\b", re.I
+    ),
+    "a flag read as a boolean: compare it (= 1)": re.compile(
+        r"\bCASE\s+WHEN\s+\w+\s+THEN\b", re.I
+    ),
 }
 
 
@@ -111,10 +124,13 @@ def f(conn):
     conn.execute("INSERT INTO t (a) VALUES (1) ON CONFLICT DO UPDATE SET a = excluded.a")
     conn.execute("SELECT julianday(x), datetime('now') FROM t")
     conn.execute("UPDATE t SET a = MAX(a, ?)", (1,))
+    conn.execute("SELECT group_concat(a, ','), TOTAL(b) FROM t INDEXED BY t_a")
+    conn.execute("SELECT name FROM sqlite_master")
+    conn.execute("SELECT MAX(CASE WHEN correct THEN at END) FROM t")
     conn.execute(f"INSERT INTO t (a, b) VALUES (1, {x}) ON CONFLICT (a) DO UPDATE SET b = b + 1")
     return conn.execute("INSERT INTO t (a) VALUES (1)").lastrowid
 """
-    assert len(problems(bad)) == 8
+    assert len(problems(bad)) == 12
     fine = '''
 def f(conn):
     """INSERT OR IGNORE in a docstring is prose."""

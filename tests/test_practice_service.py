@@ -14,15 +14,16 @@ from bot.domain.models import AnswerStatus, Learner
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
-from bot.storage.sqlite.database import Database
+from bot.storage.factory import open_database
 from tests import factories, sample_bank
+from tests.backend import database
 
 ANN = Learner(11, "Ann")
 
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[PracticeService]:
-    db = Database(tmp_path / "q.sqlite3")
+    db = open_database(database(tmp_path / "q.sqlite3"))
     await db.open()
     clock = FakeClock(dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC))
     yield PracticeService(

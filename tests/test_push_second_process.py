@@ -13,7 +13,8 @@ import pytest
 
 from bot.schedule.lease import LEASE_S
 from bot.storage import push_log
-from bot.storage.sqlite.database import connect_sync
+from bot.storage.factory import connect_blocking
+from tests.backend import database
 from tests.fakes import FakeBotApi, FakeBotApiServer, wait_for
 from tests.push_support import FIRST_CHAT, SUBSCRIBERS, seed, served, start_bot, states
 
@@ -28,9 +29,9 @@ def test_second_process_leaves_live_claims_alone(tmp_path: Path) -> None:
     now = time.time()
     first_bot = f"{socket.gethostname()}:{os.getpid()}:firstbot"  # alive: this very process
     held = range(FIRST_CHAT, FIRST_CHAT + IN_FLIGHT)
-    conn = connect_sync(db)
+    conn = connect_blocking(database(db))
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("BEGIN")
         push_log.materialize_due(conn, now, 7200, SUBSCRIBERS)
         conn.executemany(
             "UPDATE push_log SET state = 'sending', attempts = 1, claimed_at = ?, owner = ?,"

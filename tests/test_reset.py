@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from bot.storage.factory import prepare_database
+from bot.storage import dialect
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank
@@ -129,14 +129,11 @@ REVIEWED = {
 
 def test_every_table_keyed_by_a_learner_has_a_reset_decision(tmp_path: Path) -> None:
     path = tmp_path / "schema.sqlite3"
-    prepare_database(path)
-    with factories.blocking(path) as conn:
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        keyed = {
-            n
-            for n in names
-            if "user_id" in {c[1] for c in conn.execute(f'PRAGMA table_info("{n}")')}
-        }
+    conn = factories.migrated(path)
+    catalog = dialect.of(conn)
+    names = [r[0] for r in conn.execute(catalog.tables())]
+    keyed = {n for n in names if "user_id" in catalog.columns(conn, n)}
+    conn.close()
     assert keyed == set(REVIEWED), "decide what /reset does with: " + ", ".join(
         sorted(keyed ^ set(REVIEWED))
     )

@@ -11,8 +11,9 @@ from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
 from bot.schedule import retention
 from bot.storage import practice_sql
-from bot.storage.port import Connection
-from bot.storage.sqlite.database import Database
+from bot.storage.factory import open_database
+from bot.storage.port import Connection, Store
+from tests.backend import database
 
 DAY = 86400.0
 NOW = 1_800_000_000.0
@@ -54,7 +55,7 @@ def seed(conn: Connection) -> None:
     )
 
 
-async def counts(db: Database) -> tuple[int, int, int, int]:
+async def counts(db: Store) -> tuple[int, int, int, int]:
     def read(c: Connection) -> tuple[int, int, int, int]:
         one = lambda q: int(c.execute(q).fetchone()[0])  # noqa: E731
         return (
@@ -72,7 +73,7 @@ async def test_retention_keeps_answers_unless_told(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
 ) -> None:
     monkeypatch.setattr(retention, "BATCH", batch)
-    async with Database(tmp_path / "r.sqlite3") as db:
+    async with open_database(database(tmp_path / "r.sqlite3")) as db:
         await db.write(seed)
         assert await counts(db) == (7, 13, 6, 6)
         clock = FakeClock(NOW)

@@ -4,10 +4,10 @@ same result from the stored run of days, and /stats saying how many freezes are 
 from __future__ import annotations
 
 import datetime as dt
-import tempfile
-from pathlib import Path
+import itertools
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,26 +57,33 @@ def histories(draw: st.DrawFn) -> list[int]:
     return offsets
 
 
+_learners = itertools.count(1)
+
+
 @settings(max_examples=100, deadline=None)
 @given(histories(), st.data())
 def test_the_stored_run_gives_the_walked_freeze_streak(
-    offsets: list[int], data: st.DataObject
+    tmp_path_factory: pytest.TempPathFactory, offsets: list[int], data: st.DataObject
 ) -> None:
     # Read from a little before the newest day to a few days after it, where freezes matter.
     newest = offsets[-1] if offsets else 0
     hours = st.integers(newest * 24 - 48, newest * 24 + 5 * 24)
     nows = data.draw(st.lists(st.tuples(hours, st.sampled_from(ZONES)), min_size=1, max_size=6))
-    with tempfile.TemporaryDirectory() as tmp:
-        conn = db(Path(tmp) / "s.sqlite3")
+    # One database for every example (a PostgreSQL one costs a CREATE DATABASE), and a
+    # learner of its own for each.
+    uid = next(_learners)
+    conn = db(tmp_path_factory.getbasetemp() / "freeze.sqlite3")
+    try:
         for offset in offsets:
             day = (BASE + dt.timedelta(days=offset)).isoformat()
-            conn.execute(UPSERT, (1, day))
-        days = days_of(conn, 1)
+            conn.execute(UPSERT, (uid, day))
+        days = days_of(conn, uid)
         for hour, zone_name in nows:
             zone = ZoneInfo(zone_name)
             now = T_BASE + hour * 3600
-            stored = summaries.streak_with_freezes(conn, 1, now, zone)
+            stored = summaries.streak_with_freezes(conn, uid, now, zone)
             assert stored == freeze_streak(days, now, zone)
+    finally:
         conn.close()
 
 

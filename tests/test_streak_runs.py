@@ -9,6 +9,7 @@ import itertools
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from bot.storage import summaries
 from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
+from tests import factories
 from tests.bench.gen_history import migrate_up_to
 
 BASE = dt.date(2026, 3, 1)
@@ -25,15 +27,12 @@ T_BASE = dt.datetime(2026, 3, 1, tzinfo=dt.UTC).timestamp()
 ZONES = ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kolkata", "America/New_York"]
 UPSERT = (
     "INSERT INTO learner_days (user_id, local_date, answered) VALUES (?, ?, 1)"
-    " ON CONFLICT DO UPDATE SET answered = answered + 1"
+    " ON CONFLICT (user_id, local_date) DO UPDATE SET answered = learner_days.answered + 1"
 )
 
 
 def db(path: Path) -> Connection:
-    conn = connect_sync(path)
-    conn.row_factory = None
-    apply_migrations(conn)
-    return conn
+    return factories.migrated(path)
 
 
 def days_of(conn: Connection, uid: int) -> list[str]:
@@ -145,6 +144,7 @@ def test_one_answer_a_day_touches_the_run_once(tmp_path: Path) -> None:
     assert summaries.streak(conn, 7, T_BASE + 4.5 * 86400, ZoneInfo("UTC")) == 0
 
 
+@pytest.mark.sqlite_only("replays SQLite's migration 0012 on an old SQLite schema")
 def test_the_migration_backfills_the_runs_the_triggers_keep(tmp_path: Path) -> None:
     old = connect_sync(tmp_path / "old.sqlite3")
     old.row_factory = None
@@ -165,7 +165,7 @@ def test_the_migration_backfills_the_runs_the_triggers_keep(tmp_path: Path) -> N
     assert old.execute("SELECT COUNT(*) FROM learner_days").fetchone()[0] == 33
     assert apply_migrations(old)[0] == "0012_streak_runs"
     runs = "SELECT * FROM learner_runs ORDER BY user_id"
-    assert old.execute(runs).fetchall() == new.execute(runs).fetchall()
+    assert old.execute(runs).fetchall() == [tuple(r) for r in new.execute(runs)]
     assert old.execute(runs).fetchall() == [
         (1, "2026-03-06", "2026-03-09"),
         (2, "2026-03-03", "2026-03-10"),

@@ -17,6 +17,7 @@ from bot.storage.chat_migration import migrate_chat
 from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
+from tests import factories
 from tests.bench.gen_history import migrate_up_to
 
 T0 = 1_780_000_000.0  # 2026-05-28
@@ -69,23 +70,21 @@ def record(conn: Connection, rows: list[tuple[int, int, str, bool, float]]) -> N
 
 
 def table(conn: Connection, name: str) -> list[tuple[object, ...]]:
-    return sorted(conn.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+    return sorted((tuple(r) for r in conn.execute(f"SELECT * FROM {name}")), key=repr)
 
 
 @pytest.fixture
 def conn(tmp_path: Path) -> Connection:
-    c = connect_sync(tmp_path / "s.sqlite3")
-    c.row_factory = None
-    return c
+    return factories.migrated(tmp_path / "s.sqlite3")
 
 
 def test_backfill_of_old_answers_equals_what_the_answer_transaction_keeps(
     tmp_path: Path, conn: Connection
 ) -> None:
     rows = answers(1)
-    apply_migrations(conn)
     people(conn)
     record(conn, rows)
+    # An older bot's SQLite file, whatever the backend `conn` is on.
     old = connect_sync(tmp_path / "old.sqlite3")
     old.row_factory = None
     migrate_up_to(old, "0009")
@@ -112,7 +111,6 @@ def test_backfill_of_old_answers_equals_what_the_answer_transaction_keeps(
 
 
 def test_summaries_agree_with_the_answers(conn: Connection) -> None:
-    apply_migrations(conn)
     people(conn)
     rows = answers(2)
     record(conn, rows)
@@ -142,7 +140,7 @@ def test_summaries_agree_with_the_answers(conn: Connection) -> None:
         key = week if week is not None else week_key(now, "Pacific/Chatham")
         expected = conn.execute(
             "SELECT user_id, COUNT(*), SUM(correct),"
-            " COALESCE(MAX(CASE WHEN correct THEN answered_at END), MIN(answered_at)) AS r"
+            " COALESCE(MAX(CASE WHEN correct = 1 THEN answered_at END), MIN(answered_at)) AS r"
             " FROM answers WHERE chat_id = ? AND answered_at >= ? GROUP BY user_id"
             " ORDER BY SUM(correct) DESC, r, user_id LIMIT 5",
             (GROUP, since),
@@ -164,7 +162,6 @@ def test_streak_reads_days_up_to_the_first_gap() -> None:
 
 
 def test_a_group_upgrade_adds_its_totals_to_the_new_id(conn: Connection) -> None:
-    apply_migrations(conn)
     people(conn)
     rows = [r for r in answers(3) if r[1] in (GROUP, OTHER_GROUP)]
     record(conn, rows)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.backend import database_env
 from tests.ops_support import BotRun, free_port, wait_until
 
 REPO = Path(__file__).resolve().parent.parent
@@ -22,7 +23,7 @@ def quizbot(tmp_path: Path, *args: str, **popen: object) -> subprocess.Popen[byt
     """`python -m bot ARGS` on this checkout, with its own database, from tmp_path."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "BOT_"))}
     env |= {"PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
-    env["QUIZBOT_DB"] = str(tmp_path / "t.sqlite3")
+    env["QUIZBOT_DB"] = database_env(tmp_path / "t.sqlite3")
     return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
         [sys.executable, "-m", "bot", *args], cwd=tmp_path, env=env, **popen
     )
@@ -84,7 +85,10 @@ def test_stats_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 
 def test_ctrl_c_while_the_bot_api_is_unreachable(tmp_path: Path) -> None:
     port = free_port()  # nobody listens: every call is refused
-    env = {"BOT_API_URL": f"http://127.0.0.1:{port}", "QUIZBOT_DB": str(tmp_path / "b.db")}
+    env = {
+        "BOT_API_URL": f"http://127.0.0.1:{port}",
+        "QUIZBOT_DB": database_env(tmp_path / "b.db"),
+    }
     run = BotRun(tmp_path, [], env)
     try:
         wait_until(lambda: "getMe failed (try 1)" in run.output(), timeout=30)

@@ -23,6 +23,7 @@ from bot.practice.catalog import Catalog
 from bot.telegram.app import build_application
 from bot.telegram.transport import FastRequest
 from tests import factories, sample_bank
+from tests.backend import database_env
 from tests.botharness import make_settings
 from tests.fakes import TOKEN, FakeBotApiServer
 from tests.ops_support import BotRun, free_port, write_bank
@@ -253,7 +254,7 @@ def test_the_bot_answers_a_quiz_over_the_fast_transport(tmp_path: Path) -> None:
             [],
             {
                 "BOT_API_URL": server.url,
-                "QUIZBOT_DB": str(tmp_path / "bot.sqlite3"),
+                "QUIZBOT_DB": database_env(tmp_path / "bot.sqlite3"),
                 "QUIZBOT_QUESTIONS": str(root),
                 "QUIZBOT_HTTP": "fast",
             },

@@ -28,6 +28,7 @@ from bot.practice.mock_service import MockService
 from bot.storage import mock_sql, practice_sql, push_log
 from bot.storage.factory import connect_blocking, open_database, prepare_database
 from bot.storage.port import Connection
+from tests.backend import database
 from tests.mock_bank import three_topics
 
 NOW = 1_800_000_000.0
@@ -38,20 +39,20 @@ T = TypeVar("T")
 @pytest.fixture
 def path(tmp_path: Path) -> Path:
     db = tmp_path / "guards.sqlite3"
-    prepare_database(db)
+    prepare_database(database(db))
     return db
 
 
 @pytest.fixture
 def a(path: Path) -> Iterator[Connection]:
-    conn = connect_blocking(path)
+    conn = connect_blocking(database(path))
     yield conn
     conn.close()
 
 
 @pytest.fixture
 def b(path: Path) -> Iterator[Connection]:
-    conn = connect_blocking(path)
+    conn = connect_blocking(database(path))
     yield conn
     conn.close()
 
@@ -150,7 +151,7 @@ def test_a_skip_read_by_b_does_not_undo_a_claim_by_a(a: Connection, b: Connectio
 @pytest.fixture
 async def exam_path(path: Path) -> Path:
     """A running exam of ANN's in the file, started through the service."""
-    async with open_database(path) as db:
+    async with open_database(database(path)) as db:
         catalog = Catalog({"mockbank": three_topics()})
         svc = MockService(db, catalog, clock=FakeClock(NOW), rng=random.Random(3))
         assert (await svc.start(ANN, chat_id=ANN)).status is MockStatus.STARTED
@@ -196,7 +197,11 @@ async def test_a_deadline_is_submitted_once_when_two_jobs_read_it(
         due = mock_sql.load_exam(conn, exam_id)
         assert due is not None
         jobs.append(
-            (conn, due, MockService(open_database(exam_path), catalog, clock=FakeClock(at)))
+            (
+                conn,
+                due,
+                MockService(open_database(database(exam_path)), catalog, clock=FakeClock(at)),
+            )
         )
     (conn_a, due_a, svc_a), (conn_b, due_b, svc_b) = jobs
     first = write(conn_a, lambda c: svc_a.submit_due(c, due_a, at))
@@ -208,7 +213,7 @@ async def test_a_deadline_is_submitted_once_when_two_jobs_read_it(
 
 
 async def test_a_lost_deadline_save_is_left_for_the_next_pass(exam_path: Path) -> None:
-    async with open_database(exam_path) as db:
+    async with open_database(database(exam_path)) as db:
         at = NOW + 3600
         svc = MockService(db, Catalog({"mockbank": three_topics()}), clock=FakeClock(at))
         stale = await db.read(lambda c: mock_sql.running_exam(c, ANN))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.bank.importers.writer import write_all
+from bot.storage.factory import target_arg
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -47,7 +48,7 @@ def run_export_bank(args: argparse.Namespace) -> int:
 
 
 async def _results(
-    settings: Settings, catalog: Catalog, db_path: Path, chat_id: int
+    settings: Settings, catalog: Catalog, db_path: Path | str, chat_id: int
 ) -> tuple[bytes, int]:
     from bot.practice.core import open_core
 
@@ -58,14 +59,14 @@ async def _results(
 def run_export_chat(args: argparse.Namespace) -> int:
     """Write a group's results as CSV (the file /export sends in the group)."""
     from bot.commands.run import fail, load_with_bank
-    from bot.storage.factory import sqlite_path
+    from bot.storage.factory import missing_file
 
     loaded = load_with_bank(None)
     if isinstance(loaded, int):
         return loaded
     settings, catalog = loaded
-    db_path = args.db or sqlite_path(settings.db)
-    if not db_path.is_file():
+    db_path = args.db or settings.db
+    if missing_file(db_path):
         return fail(f"no database at {db_path}")
     data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -100,5 +101,9 @@ def register(sub: Any) -> None:
     export.add_argument("--bank", help="bank id (with a format)")
     export.add_argument("--chat", type=int, help="group or channel id (instead of a format)")
     export.add_argument("--out", type=Path, required=True, metavar="FILE")
-    export.add_argument("--db", type=Path, help="SQLite file for --chat (default: QUIZBOT_DB)")
+    export.add_argument(
+        "--db",
+        type=target_arg,
+        help="SQLite file or PostgreSQL URL for --chat (default: QUIZBOT_DB)",
+    )
     export.set_defaults(func=run_export)

@@ -49,7 +49,7 @@ async def answer(session: JsonlSession, line: str) -> Reply:
 
 async def play_jsonl(
     catalog: Catalog,
-    db_path: Path,
+    db_path: Path | str,
     bank_id: str | None,
     seed: int | None,
     start: dt.datetime | None,
@@ -71,7 +71,7 @@ def new_session(core: Core, bank_id: str | None, clock: FakeClock | None) -> Jso
 
 def run_jsonl(
     catalog: Catalog,
-    db_path: Path,
+    db_path: Path | str,
     bank_id: str | None,
     seed: int | None,
     start: dt.datetime | None,

@@ -16,7 +16,7 @@ from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
-from bot.storage.factory import sqlite_path
+from bot.storage.factory import is_postgres, sqlite_path, target_arg
 from bot.storage.port import DatabaseUnavailable
 
 
@@ -25,7 +25,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser("play", help="practise in the terminal, no Telegram needed")
     play.add_argument("--topic", help="topic id to practise (default: all)")
     play.add_argument("--bank", help="bank id (default: the first bank)")
-    play.add_argument("--db", type=Path, help="SQLite file (default: QUIZBOT_DB)")
+    play.add_argument(
+        "--db", type=target_arg, help="SQLite file or PostgreSQL URL (default: QUIZBOT_DB)"
+    )
     play.add_argument(
         "-n", "--count", type=_count, default=0, help="stop after N questions (0: no limit)"
     )
@@ -73,8 +75,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     settings, catalog = loaded
-    db_path = args.db or sqlite_path(settings.db)
-    if db_path.is_dir():
+    db_path = args.db or settings.db
+    if not is_postgres(db_path) and sqlite_path(db_path).is_dir():
         return fail(f"--db {db_path} is a directory; give the path of a SQLite file")
     if args.jsonl and (args.topic is not None or args.count or args.mock):
         return fail("--topic, -n and --mock are for the terminal; in --jsonl send requests")
@@ -157,7 +159,7 @@ def show_session(bank: Bank, results: list[tuple[str, bool]], out: TextIO) -> No
 
 async def play(
     catalog: Catalog,
-    db_path: Path,
+    db_path: Path | str,
     bank_id: str | None,
     topic: str | None,
     count: int,

@@ -133,7 +133,7 @@ async def _apply(
 
 async def play_mock(
     catalog: Catalog,
-    db_path: Path,
+    db_path: Path | str,
     bank_id: str | None,
     short: bool,
     stdin: TextIO,

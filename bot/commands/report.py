@@ -15,7 +15,7 @@ from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.config import ConfigError, load_settings
 from bot.plural import plural
-from bot.storage.factory import sqlite_path
+from bot.storage.factory import missing_file, target_arg
 from bot.storage.item_sql import NoDatabase, read_item_report
 from bot.storage.port import StorageError
 
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"questions with fewer first attempts are shown but not flagged "
         f"(default {DEFAULT_MIN_N})",
     )
-    report.add_argument("--db", type=Path, metavar="PATH", help="default: QUIZBOT_DB")
+    report.add_argument("--db", type=target_arg, metavar="PATH", help="default: QUIZBOT_DB")
     report.add_argument(
         "--questions",
         type=Path,
@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     if validate is not None:
         validate.add_argument(
             "--stats",
-            type=Path,
+            type=target_arg,
             metavar="DB",
             help="also print each bank's item-analysis flags from this database",
         )
@@ -92,7 +92,7 @@ def _pick_bank(banks: dict[str, Bank], wanted: str | None) -> Bank:
     raise ReportError(f"several banks ({', '.join(sorted(banks))}): choose one with --bank ID")
 
 
-def _read(db: Path, bank: Bank, min_n: int) -> ItemReport:
+def _read(db: Path | str, bank: Bank, min_n: int) -> ItemReport:
     try:
         return read_item_report(db, bank, min_n)
     except NoDatabase as err:
@@ -105,8 +105,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Print or write the item analysis of one bank; one line on stderr and exit 1 on error."""
     try:
         settings = load_settings()
-        db: Path = args.db or sqlite_path(settings.db)
-        if not db.is_file():
+        db: Path | str = args.db or settings.db
+        if missing_file(db):
             raise ReportError(f"no database at {db}")
         loaded = load_banks(args.questions or settings.questions)
         bank = _pick_bank(loaded.banks, args.bank)

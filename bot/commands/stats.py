@@ -17,7 +17,7 @@ from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
 from bot.practice.fitting import describe
 from bot.practice.readiness_service import ReadinessReport, render_stats_chart
-from bot.storage.factory import sqlite_path
+from bot.storage.factory import missing_file, target_arg
 from bot.storage.fit_sql import StoredParams
 
 
@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     stats.add_argument("--user", type=int, required=True, help="Telegram user id")
     stats.add_argument("--bank", help="bank id (default: the learner's bank)")
     stats.add_argument("--png", type=Path, help="also write the /stats chart to this file")
-    stats.add_argument("--db", type=Path, help="SQLite file (default: QUIZBOT_DB)")
+    stats.add_argument(
+        "--db", type=target_arg, help="SQLite file or PostgreSQL URL (default: QUIZBOT_DB)"
+    )
     stats.set_defaults(func=cmd_stats)
 
 
@@ -39,8 +41,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     settings, catalog = loaded
-    db_path = args.db or sqlite_path(settings.db)
-    if not db_path.is_file():
+    db_path = args.db or settings.db
+    if missing_file(db_path):
         return fail(f"no database at {db_path}")
     report, params = asyncio.run(
         _report(catalog, db_path, args.user, args.bank, settings.default_timezone)
@@ -54,7 +56,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 async def _report(
-    catalog: Catalog, db_path: Path, user: int, bank: str | None, zone: str
+    catalog: Catalog, db_path: Path | str, user: int, bank: str | None, zone: str
 ) -> tuple[ReadinessReport, StoredParams | None]:
     async with open_core(
         catalog, db_path, Settings.model_construct(default_timezone=zone)

@@ -12,7 +12,9 @@ from bot.bank.models import Bank
 from bot.storage.item_sql import read_item_report
 
 
-async def bank_item_report(db_path: Path, bank: Bank, min_n: int = DEFAULT_MIN_N) -> AdminReport:
+async def bank_item_report(
+    db_path: Path | str, bank: Bank, min_n: int = DEFAULT_MIN_N
+) -> AdminReport:
     """The worst-flagged questions of a bank and its HTML report, built in a worker thread."""
 
     def build() -> AdminReport:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.storage.dialect import of
 from bot.storage.port import Connection
 
 
@@ -76,15 +77,11 @@ NOT_HISTORY = frozenset(
 
 def _history_tables(conn: Connection) -> list[str]:
     """Every table with both a user_id and a bank_id column, settings excepted."""
-    names = [
-        r["name"]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        )
-    ]
+    d = of(conn)
+    names = [r["name"] for r in conn.execute(d.tables())]
     found = []
     for name in names:
-        columns = {r["name"] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+        columns = set(d.columns(conn, name))
         if {"user_id", "bank_id"} <= columns and name not in NOT_HISTORY:
             found.append(name)
     return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bot.storage.dialect import of
 from bot.storage.port import Connection
 
 
@@ -68,14 +69,8 @@ def push_backlog(conn: Connection, now: float, today: str) -> dict[str, int] | N
 
 def table_counts(conn: Connection) -> dict[str, int]:
     """Rows per table (SQLite's own tables left out)."""
-    names = [
-        row[0]
-        for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            " ORDER BY name"
-        )
-    ]
-    # Names come from sqlite_master, not from input; quoting still guards odd names.
+    names = [row[0] for row in conn.execute(of(conn).tables())]
+    # Names come from the catalog, not from input; quoting still guards odd names.
     return {
         name: int(conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0]) for name in names
     }

@@ -36,6 +36,16 @@ def sqlite_path(target: str | Path) -> Path:
     return Path(text.removeprefix(SQLITE_PREFIX)) if text.startswith(SQLITE_PREFIX) else Path(text)
 
 
+def target_arg(text: str) -> Path | str:
+    """A `--db` argument: a PostgreSQL URL as it is, otherwise the SQLite file it names."""
+    return text if is_postgres(text) else sqlite_path(text)
+
+
+def missing_file(target: str | Path) -> bool:
+    """Whether a SQLite target names no file (for a PostgreSQL URL, connecting tells)."""
+    return not is_postgres(target) and not sqlite_path(target).is_file()
+
+
 def open_database(
     target: str | Path, *, default_timezone: str = "UTC", durability: str = "normal"
 ) -> Store:

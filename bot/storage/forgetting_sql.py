@@ -5,6 +5,7 @@ bot.learning.forgetting says what a probe is)."""
 from __future__ import annotations
 
 from bot.learning.forgetting import ProbeTally
+from bot.storage.dialect import of
 from bot.storage.memory_backfill import replayed
 from bot.storage.port import Connection
 
@@ -38,9 +39,11 @@ def backfill(conn: Connection) -> int:
                 ),
             ).rowcount  # fmt: skip
     conn.execute("DELETE FROM forgetting_tallies")
+    d = of(conn)
     conn.execute(
         'INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, "right")'
-        " SELECT bank_id, COUNT(*), TOTAL(probe_recall), TOTAL(probe_recall * probe_recall),"
-        " TOTAL(probe_right) FROM memory_states WHERE probe_recall IS NOT NULL GROUP BY bank_id"
+        f" SELECT bank_id, COUNT(*), {d.total('probe_recall')},"
+        f" {d.total('probe_recall * probe_recall')}, {d.total('probe_right')}"
+        " FROM memory_states WHERE probe_recall IS NOT NULL GROUP BY bank_id"
     )
     return changed

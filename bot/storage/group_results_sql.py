@@ -27,7 +27,8 @@ def member_topics(conn: Connection, chat_id: int) -> list[MemberTopic]:
         "SELECT a.user_id, COALESCE(u.first_name, ''), u.username, a.bank_id, a.topic,"
         " COUNT(*), SUM(a.correct), MAX(a.answered_at)"
         " FROM answers a LEFT JOIN users u ON u.id = a.user_id"
-        " WHERE a.chat_id = ? GROUP BY a.user_id, a.bank_id, a.topic"
+        # u's columns follow a.user_id; PostgreSQL wants them named in the GROUP BY.
+        " WHERE a.chat_id = ? GROUP BY a.user_id, a.bank_id, a.topic, u.first_name, u.username"
         " ORDER BY a.user_id, a.bank_id, a.topic",
         (chat_id,),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from bot.storage.dialect import skip_locked
+from bot.storage.dialect import of
 from bot.storage.port import Connection
 
 CLAIM_BATCH = 100  # rows one claim takes at most (the rest wait for the next sweep)
@@ -61,7 +61,7 @@ def claim(
     rows = conn.execute(
         f"UPDATE inbox SET owner = ?, lease_until = ? WHERE {cond} AND update_id IN"
         f" (SELECT update_id FROM inbox WHERE {cond} ORDER BY update_id LIMIT ?"
-        f"{skip_locked(conn)}) RETURNING update_id, payload",
+        f"{of(conn).skip_locked()}) RETURNING update_id, payload",
         (owner, lease_until, now, *dead_owners, now, *dead_owners, limit),
     ).fetchall()
     return sorted((int(r[0]), str(r[1])) for r in rows)

@@ -15,6 +15,8 @@ from bot.analysis.model import DEFAULT_MIN_N, ItemReport
 from bot.analysis.report import analyse
 from bot.analysis.responses import QuestionResponses, parse_chosen
 from bot.bank.models import Bank
+from bot.storage.dialect import Statement
+from bot.storage.factory import connect_blocking, is_postgres
 from bot.storage.port import Connection
 from bot.storage.report_sql import bank_reports
 from bot.storage.sqlite.database import read_only
@@ -29,13 +31,21 @@ _FIRST_ATTEMPTS = (
     "  AND (b.answered_at, b.id) < (a.answered_at, a.id))"
 )
 
+_COMMA, _SPACE, _NOTHING = "','", "' '", "''"
+
 # One row per question: its first attempts as aligned lists (group_concat of one GROUP BY
 # sees the rows in the same order), so Python splits a thousand strings instead of fetching a
 # million rows. `chosen` itself holds commas, hence the space between entries.
-_BY_QUESTION = (
-    "SELECT question_id, group_concat(user_id, ','), group_concat(chosen, ' '),"
-    " group_concat(correct, ''), COALESCE(SUM(time_to_answer_ms), 0), COUNT(time_to_answer_ms)"
-    f" FROM ({_FIRST_ATTEMPTS}) AS attempts GROUP BY question_id"
+# A question's first attempts are one per learner: ordered by user_id on PostgreSQL.
+_BY_QUESTION = Statement(
+    lambda d: (
+        "SELECT question_id,"
+        f" {d.group_concat('user_id', _COMMA, 'user_id')},"
+        f" {d.group_concat('chosen', _SPACE, 'user_id')},"
+        f" {d.group_concat('correct', _NOTHING, 'user_id')},"
+        " COALESCE(SUM(time_to_answer_ms), 0), COUNT(time_to_answer_ms)"
+        f" FROM ({_FIRST_ATTEMPTS}) AS attempts GROUP BY question_id"
+    )
 )
 
 
@@ -47,7 +57,7 @@ def question_responses(conn: Connection, bank_id: str) -> list[QuestionResponses
     """Every question's first attempts at this bank, in question-id order (one query)."""
     parsed: dict[str, tuple[int, ...]] = {}
     out: list[QuestionResponses] = []
-    cursor = conn.execute(_BY_QUESTION, {"bank": bank_id})
+    cursor = conn.execute(_BY_QUESTION(conn), {"bank": bank_id})
     cursor.row_factory = None
     for qid, users, chosen, correct, time_total, timed in cursor:
         texts = chosen.split(" ")
@@ -77,6 +87,12 @@ def item_report(conn: Connection, bank: Bank, min_n: int = DEFAULT_MIN_N) -> Ite
 def read_item_report(path: Path | str, bank: Bank, min_n: int = DEFAULT_MIN_N) -> ItemReport:
     """Open the database read-only, analyse one bank, close (blocking: from async code, run it
     in a thread, e.g. `asyncio.to_thread`)."""
+    if is_postgres(path):
+        conn = connect_blocking(path)
+        try:
+            return item_report(conn, bank, min_n)
+        finally:
+            conn.close()
     if not Path(path).is_file():
         raise NoDatabase(f"no database at {path}")
     with read_only(path) as conn:

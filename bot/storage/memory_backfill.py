@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
 from bot.learning.memory import replay_all as replay_answers
+from bot.storage.dialect import of
 from bot.storage.learning_sql import MEMORY_COLUMNS, upsert_sql
 from bot.storage.port import Connection
 
@@ -45,7 +46,7 @@ def backfill_memory(conn: Connection) -> int:
     """Replay every recorded answer into memory states (the migration's Python step);
     returns how many states were written. Learners keep what they have practised."""
     # Run by an early migration, before later ones added columns: write the ones there are.
-    present = {row[1] for row in conn.execute("PRAGMA table_info(memory_states)")}
+    present = set(of(conn).columns(conn, "memory_states"))
     columns = tuple(c for c in MEMORY_COLUMNS if c in present)
     upsert = upsert_sql(columns)
     written = 0

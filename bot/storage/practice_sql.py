@@ -12,7 +12,7 @@ from bot.domain.grading import decode_choice
 from bot.domain.kinds import Audience, Source
 from bot.domain.models import Learner
 from bot.storage import summaries
-from bot.storage.dialect import greatest
+from bot.storage.dialect import Dialect, Statement
 from bot.storage.port import Connection
 from bot.storage.summaries import UNREAD, Unread
 
@@ -75,17 +75,26 @@ class BankTotal:
 def upsert_user(conn: Connection, user: Learner, now: float, started: bool = False) -> None:
     """Create or refresh a user row (name changes follow the user)."""
     conn.execute(
-        _UPSERT_USER,
+        _UPSERT_USER(conn),
         (user.id, user.first_name, user.username, user.language, int(started), now, now),
     )
 
 
-_UPSERT_USER = (
-    "INSERT INTO users (id, first_name, username, language, started, created_at, seen_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name,"
-    " username = excluded.username, language = COALESCE(excluded.language, users.language),"
-    f" started = {greatest('users.started', 'excluded.started')}, seen_at = excluded.seen_at"
+def _upsert_user(d: Dialect) -> str:
+    return (
+        "INSERT INTO users (id, first_name, username, language, started, created_at,"
+        " seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name,"
+        " username = excluded.username, language = COALESCE(excluded.language, users.language),"
+        f" started = {d.greatest('users.started', 'excluded.started')}, seen_at = excluded.seen_at"
+    )
+
+
+_UPSERT_USER = Statement(_upsert_user)
+
+
+_UPSERT_USER_RETURNING = Statement(
+    lambda d: _upsert_user(d) + " RETURNING bank_id, topic, timezone, confidence"
 )
 
 
@@ -117,7 +126,7 @@ def upsert_user_settings(conn: Connection, user: Learner, now: float) -> tuple[U
     ):
         return UserPrefs(row[0], row[1], row[2]), bool(row[3])
     rows = conn.execute(
-        _UPSERT_USER + " RETURNING bank_id, topic, timezone, confidence",
+        _UPSERT_USER_RETURNING(conn),
         (user.id, user.first_name, user.username, user.language, 0, now, now),
     ).fetchall()
     bank_id, topic, timezone, confidence = rows[0]

@@ -22,7 +22,7 @@ from bot.domain.streaks import (
     streak_of_days,
     streak_of_run,
 )
-from bot.storage.dialect import greatest, least
+from bot.storage.dialect import Statement, of
 from bot.storage.port import Connection
 
 ALL_TIME = ""  # member_totals.week of the all-time rows
@@ -169,23 +169,25 @@ def standings(conn: Connection, chat_id: int, week: str, limit: int) -> list[Sta
     return [Standing(uid, name, answered, correct) for uid, name, answered, correct in rows]
 
 
-_MERGE_TOTALS = (
-    "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
-    " last_correct_at) SELECT ?, week, user_id, answered, correct, first_at,"
-    " last_correct_at FROM member_totals WHERE chat_id = ? AND true"
-    " ON CONFLICT (chat_id, week, user_id) DO UPDATE SET"
-    " answered = member_totals.answered + excluded.answered,"
-    " correct = member_totals.correct + excluded.correct,"
-    f" first_at = {least('member_totals.first_at', 'excluded.first_at')},"
-    " last_correct_at = COALESCE("
-    f"{greatest('member_totals.last_correct_at', 'excluded.last_correct_at')},"
-    " member_totals.last_correct_at, excluded.last_correct_at)"
+_MERGE_TOTALS = Statement(
+    lambda d: (
+        "INSERT INTO member_totals (chat_id, week, user_id, answered, correct, first_at,"
+        " last_correct_at) SELECT ?, week, user_id, answered, correct, first_at,"
+        " last_correct_at FROM member_totals WHERE chat_id = ? AND true"
+        " ON CONFLICT (chat_id, week, user_id) DO UPDATE SET"
+        " answered = member_totals.answered + excluded.answered,"
+        " correct = member_totals.correct + excluded.correct,"
+        f" first_at = {d.least('member_totals.first_at', 'excluded.first_at')},"
+        " last_correct_at = COALESCE("
+        f"{d.greatest('member_totals.last_correct_at', 'excluded.last_correct_at')},"
+        " member_totals.last_correct_at, excluded.last_correct_at)"
+    )
 )
 
 
 def merge_chat(conn: Connection, old_id: int, new_id: int) -> None:
     """A group's totals follow it to its supergroup id, added to any the new id has."""
-    conn.execute(_MERGE_TOTALS, (new_id, old_id))
+    conn.execute(_MERGE_TOTALS(conn), (new_id, old_id))
     conn.execute("DELETE FROM member_totals WHERE chat_id = ?", (old_id,))
 
 
@@ -224,7 +226,8 @@ def backfill(conn: Connection, default_timezone: str) -> None:
     keys: dict[tuple[str, int], str] = {}
     days: defaultdict[tuple[int, str], int] = defaultdict(int)
     rows = conn.execute(
-        f"SELECT user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*) FROM answers"
+        f"SELECT user_id, {of(conn).truncate(f'answered_at / {BUCKET_S}')} AS q, COUNT(*)"
+        " FROM answers"
         " GROUP BY user_id, q"
     )
     for user_id, q, n in rows:
@@ -240,9 +243,11 @@ def backfill(conn: Connection, default_timezone: str) -> None:
     chat_zones = dict(conn.execute("SELECT id, tz FROM chats WHERE tz IS NOT NULL"))
     weeks: dict[tuple[int, str, int], list[float]] = {}
     rows = conn.execute(
-        f"SELECT chat_id, user_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*),"
-        " SUM(correct), MIN(answered_at), MAX(CASE WHEN correct THEN answered_at END)"
-        " FROM answers NOT INDEXED WHERE chat_id != user_id GROUP BY chat_id, user_id, q"
+        f"SELECT chat_id, user_id, {of(conn).truncate(f'answered_at / {BUCKET_S}')} AS q,"
+        " COUNT(*), SUM(correct), MIN(answered_at),"
+        " MAX(CASE WHEN correct = 1 THEN answered_at END)"
+        f" FROM answers{of(conn).not_indexed()} WHERE chat_id != user_id"
+        " GROUP BY chat_id, user_id, q"
     )
     for chat_id, user_id, q, n, hits, first, last in rows:
         name = chat_zones.get(chat_id) or default_timezone

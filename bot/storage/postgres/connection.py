@@ -133,7 +133,7 @@ class PgCursor:
 class PgConnection:
     """The port's Connection over one psycopg connection (the store owns its transaction)."""
 
-    dialect = "postgresql"  # what `bot.storage.dialect` branches on
+    dialect = "postgresql"  # read by bot.storage.dialect.of
 
     def __init__(self, conn: psycopg.Connection[Any], *, owned: bool = False) -> None:
         self.raw = conn

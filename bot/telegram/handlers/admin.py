@@ -9,7 +9,6 @@ import logging
 from telegram import Update
 
 from bot.practice.item_reports import bank_item_report
-from bot.storage.factory import sqlite_path
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.common import effective
 from bot.telegram.outbound.documents import TooLarge, send_file
@@ -53,7 +52,7 @@ async def report(update: Update, context: QuizContext) -> None:
         await send_html(context.bot, chat.id, texts.ADMIN_ONLY)
         return
     bank = services.catalog.bank((await services.practice.prefs(user.id)).bank_id)
-    result = await bank_item_report(sqlite_path(services.settings.db), bank)
+    result = await bank_item_report(services.settings.db, bank)
     check = await services.practice.learning.memory_check(bank.id)
     await send_html(context.bot, chat.id, report_views.report_text(result, bank.meta.title, check))
     try:
