@@ -197,9 +197,10 @@ def backfill_bank_days(conn: Connection, default_timezone: str) -> None:
     user_zones = dict(conn.execute("SELECT id, timezone FROM users WHERE timezone IS NOT NULL"))
     keys: dict[tuple[str, int], str] = {}
     days: defaultdict[tuple[int, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    d = of(conn)
     rows = conn.execute(
-        f"SELECT user_id, bank_id, CAST(answered_at / {BUCKET_S} AS INTEGER) AS q, COUNT(*),"
-        " SUM(correct) FROM answers NOT INDEXED GROUP BY user_id, bank_id, q"
+        f"SELECT user_id, bank_id, {d.truncate(f'answered_at / {BUCKET_S}')} AS q, COUNT(*),"
+        f" SUM(correct) FROM answers{d.not_indexed()} GROUP BY user_id, bank_id, q"
     )
     for user_id, bank_id, q, n, hits in rows:
         name = user_zones.get(user_id) or default_timezone
