@@ -269,3 +269,16 @@ def test_a_database_is_not_copied_onto_itself(tmp_path: Path) -> None:
     with pytest.raises(db_copy.CopyRefused, match="the same database"):
         db_copy.copy_database(f"sqlite:///{path}", str(tmp_path / "." / "self.sqlite3"))
     assert not path.exists()  # refused before the target was migrated (created)
+
+
+async def test_the_bot_on_postgres_says_what_it_said_on_sqlite(
+    history: tuple[str, float, dict[str, str]], pg_url: str, bank: Bank, tmp_path: Path
+) -> None:
+    lite, now, said = history
+    assert main(["db", "copy", "--from", lite, "--to", pg_url]) == 0
+    assert report_text(pg_url, bank) == report_text(lite, bank)
+    async with bot_on(pg_url, tmp_path / "pg", bank, now) as h:
+        assert await what_the_bot_says(h) == said
+        # The identity sequences continue after the copied ids: new answers are stored.
+        await practise(h, ANN, 2)
+        assert "Answered: 58" in (await what_the_bot_says(h))["Ann /stats"]
