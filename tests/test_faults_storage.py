@@ -90,6 +90,12 @@ async def test_an_update_refused_503_because_the_disk_is_full_is_handled_when_se
                         lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))")
                     )
             assert await asyncio.to_thread(post_webhook, url, update, SECRET) == 503
+            # No handler ran for it, yet its sender hears that nothing was saved.
+            for _ in range(100):
+                if h.api.messages_to(42):
+                    break
+                await asyncio.sleep(0.02)
+            assert [m.get("text") for m in h.api.messages_to(42)] == [texts.CANNOT_SAVE]
             await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space back
             # Telegram sends it again: stored and queued this time, not taken for a duplicate.
             assert await asyncio.to_thread(post_webhook, url, update, SECRET) == 200

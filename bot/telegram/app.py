@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import random
 from typing import Any
@@ -29,7 +30,7 @@ from bot.storage.port import StorageError
 from bot.telegram import fit_job, mock_jobs, push_jobs, reload, report_digest, routes, status
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
-from bot.telegram.handlers.errors import on_error
+from bot.telegram.handlers.errors import on_error, tell_unsaved
 from bot.telegram.inbox import Inbox, InboxProcessor, InboxRequest
 from bot.telegram.outbound import group_rounds
 from bot.telegram.outbound.flood import FloodGate
@@ -107,6 +108,7 @@ def build_application(
         # The push sends through its own bot (and connection pool); pushed quiz polls too.
         services = telegram_services(app, core, await push_bot(app))
         services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
+        services.inbox.on_unsaved = functools.partial(tell_unsaved, app)
         app.bot_data.services = services
         # Updates stored and not handled (this process's last run died, or another process
         # did): claimed now and every few seconds, and handled here.

@@ -63,6 +63,18 @@ class Inbox:
         self._done: list[int] = []
         self._flush: asyncio.Task[None] | None = None
         self.seen_before: set[int] = set()  # fetched again: not to be handled twice
+        # Told about updates that could not be stored (their senders hear nothing was saved).
+        self.on_unsaved: Callable[[list[dict[str, Any]]], Coroutine[Any, Any, None]] | None = None
+        self._telling: set[asyncio.Task[None]] = set()
+
+    def unsaved(self, payloads: list[dict[str, Any]]) -> None:
+        """Updates not stored: `on_unsaved` runs in the background, so that the refusal to
+        Telegram (no offset moved, a 503) goes out at once."""
+        if self.on_unsaved is None or not payloads:
+            return
+        task = asyncio.get_running_loop().create_task(self.on_unsaved(payloads))
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
 
     async def receive(self, updates: list[tuple[int, str]]) -> set[int]:
         """Store (update_id, JSON) pairs durably; the ids not stored before."""
@@ -185,7 +197,11 @@ class InboxRequest(BaseRequest):
         pairs = [(int(u["update_id"]), json.dumps(u, ensure_ascii=False)) for u in updates]
         # A failure here raises into PTB's polling loop, which retries the same getUpdates:
         # nothing is confirmed that was not stored.
-        fresh = await inbox.receive(pairs)
+        try:
+            fresh = await inbox.receive(pairs)
+        except Exception:
+            inbox.unsaved([u for u in updates if isinstance(u, dict)])
+            raise
         # Updates stored before (fetched again after a crash, handled from the inbox) go on to
         # PTB, so that its next offset confirms them, and are dropped by the processor.
         inbox.seen_before.update(i for i, _ in pairs if i not in fresh)

@@ -161,6 +161,7 @@ class UpdateHandler(RequestHandler):
             except Exception as err:  # not stored: not acknowledged, Telegram sends it again
                 # ... and that delivery must not pass for a duplicate of this one.
                 self.state.recent.forget(update.update_id)
+                inbox.unsaved([data])
                 self.state.bad_log.log("webhook: update not stored, 503: %s", err)
                 self.send_error(503)
                 return

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from telegram import Update
 from telegram.error import TelegramError
 
 from bot.storage.port import DatabaseBusy, StorageError
-from bot.telegram.context import QuizContext
+from bot.telegram.context import QuizApp, QuizContext
 from bot.telegram.outbound.failures import Failure, sort_error
+from bot.telegram.outbound.refusals import RefusalGate
 from bot.telegram.outbound.send import Deferred
 from bot.telegram.views import texts
 from bot.telegram.webhook_guard import RateLimitedLog
@@ -94,13 +96,32 @@ async def _cannot_save(
     lines.log("%s: storage fault (%s), nothing saved: %s", where, kind, err)
     if not isinstance(update, Update):
         return
+    now = services.clock.now() if services else time.time()
+    await _say_cannot_save(update, ops.told_cannot_save, now, where)
+
+
+async def _say_cannot_save(update: Update, gate: RefusalGate, now: float, where: str) -> None:
+    """A tap's spinner stops with the sentence; a message gets it once a minute per user."""
     chat = update.effective_chat.id if update.effective_chat else 0
     user = update.effective_user.id if update.effective_user else 0
-    now = services.clock.now() if services else time.time()
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(texts.CANNOT_SAVE)
-        elif update.effective_message is not None and ops.told_cannot_save.allow(chat, user, now):
+        elif update.effective_message is not None and gate.allow(chat, user, now):
             await update.effective_message.reply_text(texts.CANNOT_SAVE)
-    except TelegramError as answer_err:  # Telegram down too: logged above
+    except TelegramError as answer_err:  # Telegram down too, or the tap answered before
         log.info("%s: could not say nothing was saved: %s", where, answer_err)
+
+
+async def tell_unsaved(app: QuizApp, payloads: list[dict[str, Any]]) -> None:
+    """Updates the inbox could not store (a full disk): no handler runs for them, and they
+    are not acknowledged, so Telegram sends them again and they are handled once the database
+    is back. Meanwhile their senders hear that nothing was saved, as a handler's would."""
+    services = app.bot_data.services
+    now = services.clock.now() if services else time.time()
+    for payload in payloads:
+        try:
+            update = Update.de_json(payload, app.bot)
+        except Exception:  # stored or not, a payload PTB cannot read gets no answer
+            continue
+        await _say_cannot_save(update, app.bot_data.ops.told_cannot_save, now, "inbox")
