@@ -44,6 +44,7 @@ KEEP_DONE_S = 86400.0  # Telegram re-sends an update for up to a day at most
 # nobody holds as often, so a dead process's updates are handled within LEASE_S + SWEEP_S.
 LEASE_S = 15.0
 SWEEP_S = 2.5
+REPLAYED_KEPT = 10_000  # taps remembered as replayed; Telegram's callbacks expire long before
 
 
 class Inbox:
@@ -63,6 +64,9 @@ class Inbox:
         self._done: list[int] = []
         self._flush: asyncio.Task[None] | None = None
         self.seen_before: set[int] = set()  # fetched again: not to be handled twice
+        # Taps (callback query ids) handled again from the inbox after their process died:
+        # an answer it recorded is this very tap's, not a second one.
+        self.replayed_taps: set[str] = set()
         # Told about updates that could not be stored (their senders hear nothing was saved).
         self.on_unsaved: Callable[[list[dict[str, Any]]], Coroutine[Any, Any, None]] | None = None
         self._telling: set[asyncio.Task[None]] = set()
@@ -131,7 +135,14 @@ class Inbox:
             return inbox_sql.claim(conn, self.owner, now, until, dead)
 
         rows = await self.db.write(write)
-        return [json.loads(payload) for _, payload in rows]
+        claimed = [json.loads(payload) for _, payload in rows]
+        if len(self.replayed_taps) > REPLAYED_KEPT:
+            self.replayed_taps.clear()
+        for update in claimed:
+            tap = update.get("callback_query") if isinstance(update, dict) else None
+            if isinstance(tap, dict) and isinstance(tap.get("id"), str):
+                self.replayed_taps.add(tap["id"])
+        return claimed
 
     async def sweep_forever(self, deliver: Callable[[list[dict[str, Any]]], None]) -> None:
         """`sweep` every SWEEP_S, handing what it claimed to `deliver` (the update queue)."""

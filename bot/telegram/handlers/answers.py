@@ -38,10 +38,14 @@ async def _show_verdict(press: Press, context: QuizContext, outcome: AnswerOutco
 
     A repeated tap edits too: if the first verdict edit was lost (a timeout, a 5xx), the
     learner still gets it; if it is in place, Telegram's "message is not modified" is ignored.
+    The same tap handled again from the inbox (its process died after recording it) gets its
+    verdict, not "you already answered".
     """
     query, message = press.query, press.message
     assert outcome.delivery is not None
-    if outcome.status is AnswerStatus.ALREADY:
+    inbox = context.services.inbox
+    replayed = inbox is not None and query.id in inbox.replayed_taps
+    if outcome.status is AnswerStatus.ALREADY and not replayed:
         short = texts.CB_ALREADY.format(chosen=render.letters(outcome.chosen))
     else:
         short = render.callback_verdict(outcome)
