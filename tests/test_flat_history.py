@@ -20,9 +20,11 @@ from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql
-from bot.storage.sqlite.database import Database, connect_sync
+from bot.storage.factory import open_database
+from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations
 from tests import factories
+from tests.backend import database
 from tests.learning_support import learning_bank
 
 ANN = Learner(11, "Ann")
@@ -31,11 +33,12 @@ START = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC).timestamp()
 
 @pytest.fixture
 async def services(tmp_path: Path) -> AsyncIterator[tuple[PracticeService, ReadinessService]]:
-    db = Database(tmp_path / "q.sqlite3")
+    db = open_database(database(tmp_path / "q.sqlite3"))
     await db.open()
     catalog = Catalog({"learn": learning_bank()})
     clock = FakeClock(START)
     practice = PracticeService(db, catalog, clock=clock, rng=random.Random(5))
+    practice.path = tmp_path / "q.sqlite3"  # type: ignore[attr-defined]  # for tests' reads
     yield practice, ReadinessService(db, catalog, clock=clock)
     await db.close()
 
@@ -71,7 +74,7 @@ async def test_the_report_counts_days_from_the_summary_not_the_answers(
         expected[day] = (n + 1, k + right)
     assert {d.day: (d.answered, d.correct) for d in report.days} == expected
     # The raw answers may go (a retention prune keeps the summaries): the days stay.
-    path = practice.db.path
+    path = practice.path  # type: ignore[attr-defined]
     with factories.blocking(path) as conn:
         conn.execute("DELETE FROM answers WHERE id < (SELECT MAX(id) FROM answers)")
     again = await ready.report(ANN.id)
@@ -95,7 +98,7 @@ async def test_a_pick_leaves_an_unchanged_user_row_alone(
     practice, _ = services
     clock = practice.clock
     assert isinstance(clock, FakeClock)
-    path = practice.db.path
+    path = practice.path  # type: ignore[attr-defined]
 
     def seen() -> tuple[object, ...]:
         return factories.rows(path, "SELECT first_name, seen_at FROM users WHERE id = 11")[0]
@@ -113,6 +116,7 @@ async def test_a_pick_leaves_an_unchanged_user_row_alone(
     assert seen() == ("Anna", START + 60 + practice_sql.SEEN_EVERY_S)  # seen_at kept coarsely
 
 
+@pytest.mark.sqlite_only("counts the statements SQLite's trace callback sees")
 def test_memory_states_are_read_again_only_when_their_version_changed(tmp_path: Path) -> None:
     path = tmp_path / "m.sqlite3"
     conn = connect_sync(path)

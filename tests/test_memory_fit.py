@@ -22,6 +22,7 @@ from bot.storage import abuse_sql
 from bot.storage.factory import open_database
 from bot.storage.fit_sql import BANK_SCOPE, bank_params, params_for
 from tests import factories
+from tests.backend import database
 
 NOW = 1_800_000_000.0
 BANK = "learn"
@@ -90,15 +91,14 @@ def _answers(path: Path, user: int, count: int) -> None:
         for i in range(count):
             did = conn.execute(
                 "INSERT INTO deliveries (chat_id, user_id, bank_id, question_id, sent_at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?) RETURNING id",
                 (user, user, BANK, f"q{i % 7}", NOW + i * DAY_SECONDS),
-            ).lastrowid
+            ).fetchone()[0]
             conn.execute(
                 "INSERT INTO answers (delivery_id, user_id, chat_id, bank_id, question_id,"
                 " topic, chosen, correct, answered_at) VALUES (?, ?, ?, ?, ?, 't', '0', ?, ?)",
                 (did, user, user, BANK, f"q{i % 7}", i % 3 != 0, NOW + i * DAY_SECONDS),
             )
-        conn.commit()
 
 
 def fake_fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
@@ -123,13 +123,13 @@ def slow(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
 
 async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path: Path) -> None:
     path = tmp_path / "fit.sqlite3"
-    async with open_database(path) as db:
+    async with open_database(database(path)) as db:
         fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter)
         assert await fits.params_for(ANN, BANK) is None
         assert describe(None) == "Memory model: FSRS-6 defaults (no fit yet)"
     _answers(path, ANN, 450)  # enough for their own fit
     _answers(path, BOB, 30)  # not enough: the bank's
-    async with open_database(path) as db:
+    async with open_database(database(path)) as db:
         fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter)
         outcome = await fits.fit_bank(BANK)
         assert (outcome.pooled_version, outcome.learners, outcome.failed) == (1, 1, False)
@@ -153,12 +153,12 @@ async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path
 
 async def test_weights_survive_a_restart_and_a_reset(tmp_path: Path) -> None:
     path = tmp_path / "fit.sqlite3"
-    async with open_database(path):
+    async with open_database(database(path)):
         pass
     _answers(path, ANN, 450)
-    async with open_database(path) as db:
+    async with open_database(database(path)) as db:
         await MemoryFits(db, FakeClock(NOW), fitter=fake_fitter).fit_bank(BANK)
-    async with open_database(path) as db:  # a restart
+    async with open_database(database(path)) as db:  # a restart
         before = await db.read(lambda c: bank_params(c, BANK))
         assert [p.user_id for p in before] == [BANK_SCOPE, ANN]
         gone = await db.write(lambda c: abuse_sql.reset_history(c, ANN, BANK))
@@ -172,11 +172,11 @@ async def test_a_failing_or_slow_fit_keeps_the_last_good_weights_and_logs_one_li
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "fit.sqlite3"
-    async with open_database(path):
+    async with open_database(database(path)):
         pass
     _answers(path, ANN, 450)
 
-    async with open_database(path) as db:
+    async with open_database(database(path)) as db:
         clock = FakeClock(NOW)
         await MemoryFits(db, clock, fitter=fake_fitter).fit_bank(BANK)
         good = await db.read(lambda c: bank_params(c, BANK))
