@@ -19,6 +19,7 @@ from bot.practice.clock import FakeClock
 from bot.storage.port import StorageError
 from bot.storage.sqlite.database import Database
 from bot.telegram.app import build_application
+from bot.telegram.polling import PollErrors
 from bot.telegram.views import texts
 from bot.telegram.webhook import WebhookState, make_web_app
 from tests import factories, sample_bank
@@ -112,7 +113,7 @@ async def test_an_update_refused_503_because_the_disk_is_full_is_handled_when_se
 
 
 async def test_a_poll_the_inbox_cannot_store_is_fetched_again_and_its_senders_are_told(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     api = FakeBotApi()
     app = build_application(
@@ -138,7 +139,8 @@ async def test_a_poll_the_inbox_cannot_store_is_fetched_again_and_its_senders_ar
         assert app.post_init is not None and app.post_shutdown is not None and app.updater
         await app.post_init(app)
         await app.start()
-        await app.updater.start_polling(poll_interval=0, timeout=1)
+        # The error callback polling.elect gives PTB.
+        await app.updater.start_polling(poll_interval=0, timeout=1, error_callback=PollErrors())
         try:
             services = app.bot_data.services
             assert services is not None
@@ -166,7 +168,12 @@ async def test_a_poll_the_inbox_cannot_store_is_fetched_again_and_its_senders_ar
             # No handler ran for them, yet their senders hear that nothing was saved...
             await until(lambda: texts.CANNOT_SAVE in taps() and api.messages_to(43))
             # ... once a minute for a message, though getUpdates fetches them again and again.
-            await until(lambda: api.count("getUpdates") >= polls + 3)
+            with caplog.at_level(logging.INFO):
+                await until(lambda: api.count("getUpdates") >= polls + 3)
+            # One line for the failing fetches (a minute's worth), and no traceback per retry.
+            retries = [r for r in caplog.records if "getUpdates failed" in r.getMessage()]
+            assert len(retries) == 1 and "full" in retries[0].getMessage()
+            assert "Traceback" not in caplog.text and not any(r.exc_info for r in caplog.records)
             assert [m.get("text") for m in api.messages_to(43)] == [texts.CANNOT_SAVE]
             assert api.pending_updates == 2  # the offset has not moved past them
             await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space back
