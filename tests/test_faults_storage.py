@@ -7,18 +7,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from bot.practice.catalog import Catalog
+from bot.practice.clock import FakeClock
 from bot.storage.port import StorageError
 from bot.storage.sqlite.database import Database
+from bot.telegram.app import build_application
+from bot.telegram.polling import PollErrors
 from bot.telegram.views import texts
 from bot.telegram.webhook import WebhookState, make_web_app
-from tests import factories
-from tests.botharness import running_bot
-from tests.fakes import post_webhook
+from tests import factories, sample_bank
+from tests.botharness import make_settings, running_bot
+from tests.fakes import FakeBotApi, FakeRequest, post_webhook
 from tests.ops_support import free_port
 
 SECRET = "webhook-secret"
@@ -104,3 +110,78 @@ async def test_an_update_refused_503_because_the_disk_is_full_is_handled_when_se
             assert state.duplicates == 0 and state.received == 1
         finally:
             server.stop()
+
+
+async def test_a_poll_the_inbox_cannot_store_is_fetched_again_and_its_senders_are_told(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    api = FakeBotApi()
+    app = build_application(
+        make_settings(tmp_path),
+        Catalog({b.id: b for b in (sample_bank.bank(),)}),
+        request=FakeRequest(api),
+        clock=FakeClock(1_800_000_000.0),
+        rng=random.Random(3),
+    )
+    ann, bob = factories.user(42, "Ann"), factories.user(43, "Bob")
+
+    async def until(done: Callable[[], object], seconds: float = 10.0) -> None:
+        for _ in range(int(seconds / 0.02)):
+            if done():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"not within {seconds} s; last calls: {api.calls[-5:]}")
+
+    def taps() -> list[str]:
+        return [c.params.get("text", "") for c in api.calls_of("answerCallbackQuery")]
+
+    async with app:
+        assert app.post_init is not None and app.post_shutdown is not None and app.updater
+        await app.post_init(app)
+        await app.start()
+        # The error callback polling.elect gives PTB.
+        await app.updater.start_polling(poll_interval=0, timeout=1, error_callback=PollErrors())
+        try:
+            services = app.bot_data.services
+            assert services is not None
+            db = services.db
+            api.push_update(factories.command("/quiz", ann, factories.private_chat(ann)))
+            await until(lambda: (api.last_message(42) or {}).get("reply_markup"))
+            question = api.last_message(42)
+            assert question is not None
+            data = question["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+            await asyncio.sleep(1.5)  # the inbox's done marks written
+            await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
+            pages = await db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+            await db.call(lambda c: c.execute(f"PRAGMA max_page_count={pages + 2}"))
+            with pytest.raises(StorageError, match="full"):
+                for _ in range(10):
+                    await db.write(
+                        lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))")
+                    )
+            polls = api.count("getUpdates")
+            # Long enough to need a fresh page of the database: none is left.
+            api.push_update(
+                factories.command("/quiz " + "x" * 4000, bob, factories.private_chat(bob))
+            )
+            api.push_update(factories.callback(data, ann, question))
+            # No handler ran for them, yet their senders hear that nothing was saved...
+            await until(lambda: texts.CANNOT_SAVE in taps() and api.messages_to(43))
+            # ... once a minute for a message, though getUpdates fetches them again and again.
+            with caplog.at_level(logging.INFO):
+                await until(lambda: api.count("getUpdates") >= polls + 3)
+            # One line for the failing fetches (a minute's worth), and no traceback per retry.
+            retries = [r for r in caplog.records if "getUpdates failed" in r.getMessage()]
+            assert len(retries) == 1 and "full" in retries[0].getMessage()
+            assert "Traceback" not in caplog.text and not any(r.exc_info for r in caplog.records)
+            assert [m.get("text") for m in api.messages_to(43)] == [texts.CANNOT_SAVE]
+            assert api.pending_updates == 2  # the offset has not moved past them
+            await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space back
+            await until(lambda: (api.last_message(43) or {}).get("reply_markup"), 40)
+            await until(lambda: api.pending_updates == 0, 40)
+            await until(lambda: any(t != texts.CANNOT_SAVE for t in taps()))
+            assert taps()[0] == texts.CANNOT_SAVE and taps()[-1] != texts.CANNOT_SAVE
+        finally:
+            await app.updater.stop()
+            await app.stop()
+            await app.post_shutdown(app)

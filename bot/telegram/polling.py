@@ -24,17 +24,36 @@ import time
 from collections.abc import Callable
 
 from telegram import Update
+from telegram.error import TelegramError
 
 from bot.schedule.lease import owner_dead, owner_id
 from bot.storage import lease_sql
 from bot.storage.port import Connection, Store
 from bot.telegram.context import QuizApp
 from bot.telegram.startup import STARTUP_BACKOFF_S
+from bot.telegram.webhook_guard import RateLimitedLog
 
 log = logging.getLogger(__name__)
 ROLE = "poller"
 LEASE_S = 10.0
 RENEW_EVERY_S = 3.0  # a standby tries as often, so it polls within LEASE_S + RENEW_EVERY_S
+POLL_ERROR_LOG_EVERY_S = 60.0
+
+
+class PollErrors:
+    """PTB's error callback for getUpdates. PTB's own logs a traceback per retry, and a fault
+    that lasts (a full disk refusing every fetched batch, Telegram away) retries every few
+    seconds: here one line per kind of fault per minute, with a count, and no traceback."""
+
+    def __init__(self, every: float = POLL_ERROR_LOG_EVERY_S) -> None:
+        self.every = every
+        self._logs: dict[str, RateLimitedLog] = {}
+
+    def __call__(self, err: TelegramError) -> None:
+        cause = err.__cause__
+        kind = type(err).__name__ + (f"/{type(cause).__name__}" if cause else "")
+        lines = self._logs.setdefault(kind, RateLimitedLog(log, self.every))
+        lines.log("polling: getUpdates failed, retrying: %s", err)
 
 
 class PollerLease:
@@ -68,6 +87,7 @@ async def elect(app: QuizApp, lease: PollerLease, stop: asyncio.Event) -> None:
     updater = app.updater
     if updater is None:
         raise RuntimeError("polling needs the Application's updater")
+    poll_errors = PollErrors()
     while not stop.is_set():
         try:
             mine = await lease.hold()
@@ -77,7 +97,9 @@ async def elect(app: QuizApp, lease: PollerLease, stop: asyncio.Event) -> None:
         if mine and not updater.running:
             log.info("polling: this process polls getUpdates (the others stand by)")
             await updater.start_polling(
-                allowed_updates=Update.ALL_TYPES, bootstrap_retries=len(STARTUP_BACKOFF_S)
+                allowed_updates=Update.ALL_TYPES,
+                bootstrap_retries=len(STARTUP_BACKOFF_S),
+                error_callback=poll_errors,
             )
         elif not mine and updater.running:
             log.warning("polling: another process holds the poller lease; standing by")
