@@ -1,6 +1,6 @@
 """The daily push with two bot processes on one PostgreSQL, one killed -9 mid-push: every
-subscriber gets the question, once, except where the dead process had a send in flight
-(its outcome is unknown: sent again once its claim is recovered), and no more than those."""
+subscriber gets the question, once, except where the dead process had sent without recording
+it (the outcome is unknown: sent again once its claim is recovered), and no more than those."""
 
 from __future__ import annotations
 
