@@ -22,6 +22,30 @@ def set_status(conn: Connection, values: Mapping[str, str | None], now: float) -
             )
 
 
+BANK_VERSION_KEY = "bank_version"
+
+
+def bump_bank_version(conn: Connection, now: float) -> int:
+    """Count one more reload of the banks; the new count. One statement, so that two processes
+    reloading at once on PostgreSQL both count."""
+    conn.execute(
+        "INSERT INTO bot_status (key, value, updated_at) VALUES (?, '1', ?)"
+        " ON CONFLICT (key) DO UPDATE SET"
+        " value = CAST(CAST(bot_status.value AS INTEGER) + 1 AS TEXT),"
+        " updated_at = excluded.updated_at",
+        (BANK_VERSION_KEY, now),
+    )
+    return bank_version(conn)
+
+
+def bank_version(conn: Connection) -> int:
+    """How many reloads of the banks the processes on this database have made (0: none)."""
+    row = conn.execute(
+        "SELECT value FROM bot_status WHERE key = ?", (BANK_VERSION_KEY,)
+    ).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
 def table_exists(conn: Connection, name: str) -> bool:
     """Whether a table exists (the push log comes from another migration, maybe not yet run).
     Asked of the table itself rather than of a catalog, which each database names its own way;

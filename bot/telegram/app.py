@@ -31,7 +31,7 @@ from bot.telegram import fit_job, mock_jobs, push_jobs, reload, report_digest, r
 from bot.telegram.alerts import AdminAlerts
 from bot.telegram.context import BotData, QuizApp, QuizContext, Services
 from bot.telegram.handlers.errors import on_error, tell_unsaved
-from bot.telegram.inbox import Inbox, InboxProcessor, InboxRequest
+from bot.telegram.inbox import SWEEP_S, Inbox, InboxProcessor, InboxRequest
 from bot.telegram.outbound import group_rounds
 from bot.telegram.outbound.flood import FloodGate
 from bot.telegram.outbound.group_budget import GroupBudget
@@ -114,6 +114,10 @@ def build_application(
         # did): claimed now and every few seconds, and handled here.
         sweeps = services.inbox.sweep_forever(lambda updates: enqueue(app, updates))
         background.append(asyncio.get_running_loop().create_task(sweeps, name="quizbot:inbox"))
+        # A /reload (or SIGHUP) in another process on the database reaches this one as often.
+        await reload.note_bank_version(services)
+        follow = reload.follow_forever(services, SWEEP_S)
+        background.append(asyncio.get_running_loop().create_task(follow, name="quizbot:reloads"))
         ticker = app.bot_data.ticker = Ticker(core.clock)
         await start_jobs(app, services, ticker)
         # The command menus are cosmetic: set in the background, retried, never fatal.

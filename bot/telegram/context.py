@@ -31,6 +31,8 @@ class Services(Core):
     inbox: Inbox | None = None  # updates stored before they are acknowledged
     refusals: RefusalGate = field(default_factory=RefusalGate)  # "admins only", out loud
     budget: GroupBudget = field(default_factory=GroupBudget)  # a group's messages a minute
+    # The database's count of bank reloads that this process's catalog has caught up with.
+    bank_version: int = 0
 
 
 @dataclass

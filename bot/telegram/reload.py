@@ -20,6 +20,7 @@ from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.plural import plural
 from bot.practice.catalog import Catalog
+from bot.storage import bot_status
 from bot.telegram.context import QuizApp, Services
 
 log = logging.getLogger(__name__)
@@ -156,12 +157,51 @@ async def reload_catalog(
     return outcome
 
 
-async def reload_services(services: Services) -> ReloadOutcome:
-    """Reload the banks the settings name into the running catalog."""
+async def _reload_own(services: Services) -> ReloadOutcome:
     settings = services.settings
     return await reload_catalog(
         catalog=services.catalog, paths=settings.questions, cache=cache_path(settings.db)
     )
+
+
+async def reload_services(services: Services) -> ReloadOutcome:
+    """Reload the banks the settings name into the running catalog; once swapped, count the
+    reload in the database, so that the other processes on it reload too (`follow_reloads`)."""
+    outcome = await _reload_own(services)
+    if outcome.ok:
+        now = services.clock.now()
+        version = await services.db.write(lambda c: bot_status.bump_bank_version(c, now))
+        # Another process's reload counted meanwhile is caught up with on the next beat anyway:
+        # only a later count than the one seen is news.
+        services.bank_version = max(services.bank_version, version)
+    return outcome
+
+
+async def note_bank_version(services: Services) -> None:
+    """At the start, with the banks just loaded from disk: reloads counted so far are in them."""
+    services.bank_version = await services.db.read(bot_status.bank_version)
+
+
+async def follow_reloads(services: Services) -> ReloadOutcome | None:
+    """Reload here when another process on the database reloaded since this one last did
+    (None: nobody did). Each process reads the banks from its own disk."""
+    version = await services.db.read(bot_status.bank_version)
+    if version <= services.bank_version:
+        return None
+    # Caught up with even when refused: the refusal is logged once, not every beat.
+    services.bank_version = version
+    log.info("another process reloaded the question banks: reloading here")
+    return await _reload_own(services)
+
+
+async def follow_forever(services: Services, every: float) -> None:
+    """`follow_reloads` every `every` seconds."""
+    while True:
+        try:
+            await follow_reloads(services)
+        except Exception as err:  # the database is away: look again on the next beat
+            log.warning("could not check for reloads by other processes: %s", err)
+        await asyncio.sleep(every)
 
 
 # Tasks started by the signal handler; a reference keeps them from being garbage-collected.
