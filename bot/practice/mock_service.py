@@ -200,15 +200,9 @@ class MockService:
         now = await self._now()
 
         def fn(conn: Connection) -> MockReply | None:
-            exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
-            if exam is None or exam.user_id != user_id:
-                return MockReply(MockStatus.STALE)
-            if exam.status is not ExamStatus.RUNNING:
-                return MockReply(MockStatus.STALE, exam)
-            if exam.is_due(now):
-                return self._submit(conn, exam, moves.expire(exam))
-            if exam.paused:
-                return MockReply(MockStatus.PAUSED, exam, time_left_s=exam.time_left(now))
+            exam = self._ticking(conn, user_id, exam_id, now)
+            if not isinstance(exam, Exam):
+                return exam
             saved = mock_sql.save_exam(conn, exam, moves.pause(exam, now))
             if saved is None:
                 return None
@@ -342,16 +336,9 @@ class MockService:
         now = await self._now()
 
         def fn(conn: Connection) -> MockReply | None:
-            # The cached copy only while the stored revision is its own (a retry reads anew).
-            exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
-            if exam is None or exam.user_id != user_id:
-                return MockReply(MockStatus.STALE)
-            if exam.status is not ExamStatus.RUNNING:
-                return MockReply(MockStatus.STALE, exam)
-            if exam.is_due(now):
-                return self._submit(conn, exam, moves.expire(exam))
-            if exam.paused:  # a tap on the exam while its clock is stopped changes nothing
-                return MockReply(MockStatus.PAUSED, exam, time_left_s=exam.time_left(now))
+            exam = self._ticking(conn, user_id, exam_id, now)
+            if not isinstance(exam, Exam):
+                return exam
             try:
                 after = move(exam, now)
             except ExamError:
@@ -364,6 +351,25 @@ class MockService:
             return None if saved is None else self._screen(conn, MockStatus.SHOWN, saved, now)
 
         return self._remember(await self.db.write(_until_saved(fn)))
+
+    def _ticking(
+        self, conn: Connection, user_id: int, exam_id: int, now: float
+    ) -> Exam | MockReply | None:
+        """The learner's exam when its clock runs and a move may change it; else the reply
+        (STALE: over or not theirs; the submit of one whose time ran out; PAUSED: a tap while
+        its clock is stopped changes nothing), or None when that submit lost to another
+        writer. The cached copy only while the stored revision is its own (a retry reads
+        anew)."""
+        exam = mock_sql.load_exam(conn, exam_id, self._exams.get(exam_id))
+        if exam is None or exam.user_id != user_id:
+            return MockReply(MockStatus.STALE)
+        if exam.status is not ExamStatus.RUNNING:
+            return MockReply(MockStatus.STALE, exam)
+        if exam.is_due(now):
+            return self._submit(conn, exam, moves.expire(exam))
+        if exam.paused:
+            return MockReply(MockStatus.PAUSED, exam, time_left_s=exam.time_left(now))
+        return exam
 
     def _submit(self, conn: Connection, before: Exam, after: Exam) -> MockReply | None:
         """Store a submitted exam with its score and record its answers, in one transaction;
