@@ -81,17 +81,22 @@ def leitner_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: ran
     return min(met, key=lambda q: (due_at(q), q))
 
 
-def engine_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: random.Random) -> str:
-    """The bot's study queue (`bot.learning.queue.choose_next`)."""
+def _learner(view: PolicyView, memory: dict[str, MemoryState]) -> Learner:
+    """The queue's view of the simulated learner, on `memory` (as stored, or restated under
+    the model the learner is on)."""
     assert view.today is not None
-    learner = Learner(
-        memory=view.memory,
+    return Learner(
+        memory=memory,
         today=view.today,
         exam_date=view.exam_date,
         misconceptions=view.misconceptions,
         last_question_id=view.last_question_id,
     )
-    pick = choose_next(plan, learner, now, rng, mode=view.mode)
+
+
+def engine_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: random.Random) -> str:
+    """The bot's study queue (`bot.learning.queue.choose_next`)."""
+    pick = choose_next(plan, _learner(view, view.memory), now, rng, mode=view.mode)
     assert pick is not None
     return pick.question_id
 
@@ -102,16 +107,8 @@ def gain_policy(name: str) -> Policy:
     checked = CANDIDATES[name].checked
 
     def policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: random.Random) -> str:
-        assert view.today is not None
-        learner = Learner(
-            memory=view.fitted,
-            today=view.today,
-            exam_date=view.exam_date,
-            misconceptions=view.misconceptions,
-            last_question_id=view.last_question_id,
-        )
         mode = view.mode if checked else None
-        pick = choose_by_gain(plan, learner, now, rng, view.model, mode)
+        pick = choose_by_gain(plan, _learner(view, view.fitted), now, rng, view.model, mode)
         assert pick is not None
         return pick.question_id
 
