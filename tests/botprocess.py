@@ -83,3 +83,6 @@ class BotProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop(signal.SIGKILL if exc_type else signal.SIGTERM)
+        if exc_type is not None:
+            # pytest shows a failed test's captured stderr: the bot's own account of it.
+            print(f"--- the bot's log, last lines ---\n{self.output()[-6000:]}", file=sys.stderr)

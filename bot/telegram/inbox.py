@@ -220,13 +220,35 @@ class InboxRequest(BaseRequest):
 
 
 class InboxProcessor(SimpleUpdateProcessor):
-    """PTB's update processor (32 at once), marking each update done once handled."""
+    """PTB's update processor (32 at once), marking each update done once handled.
+
+    Updates of one sender are handled one after the other, in the order they came: with
+    concurrent handling, a learner's "toggle C" could be recorded after their "Submit" and
+    the submit refused. Different senders still run side by side."""
 
     def __init__(self, max_concurrent_updates: int) -> None:
         super().__init__(max_concurrent_updates)
         self.inbox: Inbox | None = None  # set once the database is open
+        self._senders: dict[int, tuple[asyncio.Lock, int]] = {}  # lock, updates holding it
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        sender = _sender(update)
+        if sender is None:
+            await self._handle(update, coroutine)
+            return
+        lock, users = self._senders.get(sender, (asyncio.Lock(), 0))
+        self._senders[sender] = (lock, users + 1)
+        try:
+            async with lock:  # asyncio's locks wake their waiters first come, first served
+                await self._handle(update, coroutine)
+        finally:
+            lock, users = self._senders[sender]
+            if users == 1:
+                del self._senders[sender]
+            else:
+                self._senders[sender] = (lock, users - 1)
+
+    async def _handle(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Handle the update (unless the inbox has it already), then mark it done."""
         inbox = self.inbox
         if inbox is not None and isinstance(update, Update):
@@ -239,3 +261,12 @@ class InboxProcessor(SimpleUpdateProcessor):
             inbox.handled(update.update_id)
             return
         await coroutine
+
+
+def _sender(update: object) -> int | None:
+    """Whose updates must keep their order: the user's, else the chat's (a channel post)."""
+    if not isinstance(update, Update):
+        return None
+    if update.effective_user is not None:
+        return update.effective_user.id
+    return update.effective_chat.id if update.effective_chat is not None else None

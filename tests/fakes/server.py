@@ -283,7 +283,9 @@ async def wait_for_async(
 
 
 def _timeout_message(api: FakeBotApi, timeout: float) -> str:
-    last = "\n".join(f"  {c.method} {c.params}" for c in api.calls[-15:])
+    # Long polls repeat while the bot waits: the calls that say what it did are the others.
+    others = [c for c in api.calls if c.method != "getUpdates"]
+    last = "\n".join(f"  {c.method} {c.params}" for c in others[-15:])
     return f"condition not met within {timeout} s; last calls:\n{last}"
 
 
