@@ -187,6 +187,54 @@ async def test_flood_limited_count_edit_falls_back_to_the_trailing_edit(tmp_path
         assert "1 answer so far" in h.api.message(GROUP_ID, message["message_id"])["text"]
 
 
+def reveal_elsewhere(h: Harness, delivery_id: int) -> None:
+    """What another bot process on the same database does when it reveals the question: its
+    claim in the database and its edit, which this process's own memory knows nothing of."""
+    now = h.clock.now()
+    factories.execute(
+        h.db_path,
+        "UPDATE deliveries SET revealed_at = ?, closed_at = ? WHERE id = ?",
+        (now, now, delivery_id),
+    )
+
+
+async def test_trailing_count_edit_skips_a_question_revealed_by_another_process(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path) as h:
+        message = await ask(h)
+        q = question_of(h, delivery_of(message))
+        h.clock.advance(10)
+        await tap(h, ANN, message, right_option(q))  # edits the count at once
+        await tap(h, BOB, message, right_option(q))  # too soon: left to a trailing edit
+        edits = h.api.count("editMessageText")
+        reveal_elsewhere(h, delivery_of(message))
+        assert await fire_count_jobs(h) == 1
+        assert h.api.count("editMessageText") == edits  # no count over the other's reveal
+
+
+async def test_count_edit_that_raced_another_process_reveal_is_followed_by_the_reveal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_bot(tmp_path) as h:
+        message = await ask(h)
+        q = question_of(h, delivery_of(message))
+        h.clock.advance(10)
+        delay_for = h.api.delay_for
+
+        def revealed_while_on_its_way(name: str) -> float:
+            # Called once Telegram has applied the edit, before its answer reaches the bot.
+            if name == "editMessageText" and h.api.count("editMessageText") == 1:
+                reveal_elsewhere(h, delivery_of(message))
+            return delay_for(name)
+
+        monkeypatch.setattr(h.api, "delay_for", revealed_while_on_its_way)
+        await tap(h, CY, message, right_option(q))
+        shown = h.api.message(GROUP_ID, message["message_id"])
+        assert "Closed" in shown["text"] and not answer_buttons(shown)
+        assert h.api.count("editMessageText") == 2  # the count edit, then the reveal again
+
+
 # ---------------------------------------------------------------- 4. retried daily push
 async def daily_push_fails_once(h: Harness, method: str) -> None:
     """The 06:01 UTC daily push's first send fails with a 502; then it is retried."""

@@ -210,20 +210,35 @@ class GroupService:
             record = sql.delivery_record(conn, delivery_id)
             if record is None or not gsql.claim_reveal(conn, delivery_id, now):
                 return None
-            question = self.catalog.question(record.bank_id, record.question_id)
-            if question is None:
-                return None
             # The record read before the claim: the claim only set revealed_at and closed_at.
-            delivery = delivery_from(record, question)
-            per_option = [0] * len(question.options)
-            chosen_list = gsql.chosen_of_delivery(conn, delivery_id)
-            for encoded in chosen_list:
-                # Answers are stored in file order; the reveal counts per displayed option.
-                for p in display.to_display(delivery.order, grading.decode_choice(encoded)):
-                    per_option[p] += 1
-            return Reveal(delivery, len(chosen_list), tuple(per_option), record.poll_id)
+            return self._reveal(conn, record)
 
         return await self.db.write(claim)
+
+    async def revealed(self, delivery_id: int) -> Reveal | None:
+        """The reveal of a question revealed already (by this process or another), else None."""
+
+        def go(conn: Connection) -> Reveal | None:
+            record = sql.delivery_record(conn, delivery_id)
+            if record is None or not gsql.is_revealed(conn, delivery_id):
+                return None
+            return self._reveal(conn, record)
+
+        return await self.db.read(go)
+
+    def _reveal(self, conn: Connection, record: sql.DeliveryRecord) -> Reveal | None:
+        """What a reveal shows: the answers per displayed option."""
+        question = self.catalog.question(record.bank_id, record.question_id)
+        if question is None:
+            return None
+        delivery = delivery_from(record, question)
+        per_option = [0] * len(question.options)
+        chosen_list = gsql.chosen_of_delivery(conn, record.id)
+        for encoded in chosen_list:
+            # Answers are stored in file order; the reveal counts per displayed option.
+            for p in display.to_display(delivery.order, grading.decode_choice(encoded)):
+                per_option[p] += 1
+        return Reveal(delivery, len(chosen_list), tuple(per_option), record.poll_id)
 
     async def release_reveal(self, delivery_id: int) -> None:
         """The reveal's edit failed for a passing reason: let the next sweep try again."""

@@ -123,6 +123,13 @@ def claim_reveal(conn: Connection, delivery_id: int, now: float) -> bool:
     return cur.rowcount == 1
 
 
+def is_revealed(conn: Connection, delivery_id: int) -> bool:
+    row = conn.execute(
+        "SELECT revealed_at FROM deliveries WHERE id = ?", (delivery_id,)
+    ).fetchone()
+    return row is not None and row[0] is not None
+
+
 def release_reveal(conn: Connection, delivery_id: int) -> None:
     """Give a claimed reveal back (its edit failed for a passing reason) for the next sweep.
 

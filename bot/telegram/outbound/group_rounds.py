@@ -276,7 +276,7 @@ async def reveal(
     services.throttle.note(found.delivery.chat_id, services.clock.now())
     services.budget.note(found.delivery.chat_id, services.clock.now())
     try:
-        await _show_reveal(bot, services, found)
+        await show_reveal(bot, services, found)
     except Deferred:
         return True  # flood control: the background retry shows it
     except BadRequest:
@@ -292,7 +292,7 @@ async def reveal(
     return True
 
 
-async def _show_reveal(bot: ExtBot[None], services: Services, found: Reveal) -> None:
+async def show_reveal(bot: ExtBot[None], services: Services, found: Reveal) -> None:
     """Stop the poll, or edit the question into its reveal."""
     delivery = found.delivery
     message_id = delivery.message_id

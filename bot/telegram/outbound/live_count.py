@@ -1,8 +1,13 @@
 """The live answer count on a group question, edited within the group's edit budget: now when
-there is room, else one trailing edit that shows the newest count."""
+there is room, else one trailing edit that shows the newest count.
+
+The reveal always wins, also when another process made it: a count edit is not sent to a
+question the database says is revealed, and one that raced a reveal elsewhere (the reveal
+landed while the count edit was on its way) is followed by the reveal again."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, cast
 
 from telegram.constants import ParseMode
@@ -12,8 +17,9 @@ from telegram.ext import ExtBot, JobQueue
 from bot.domain.models import Delivery
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
-from bot.telegram.outbound.group_rounds import count_job_name
+from bot.telegram.outbound.group_rounds import count_job_name, show_reveal
 from bot.telegram.outbound.guarded import guarded
+from bot.telegram.outbound.send import Deferred
 from bot.telegram.views import group_render, keyboards
 
 
@@ -94,8 +100,28 @@ async def _edit_count(
             if sort_error(err) not in (Failure.NOT_MODIFIED, Failure.CANNOT_EDIT):
                 raise
 
+    if await _revealed_elsewhere(bot, services, delivery.id):
+        return None
     try:
         await guarded(services, delivery.chat_id, edit, flood_wait=False)
     except RetryAfter as err:
         return max(retry_seconds(err), 0.0)
+    await _revealed_elsewhere(bot, services, delivery.id, show=True)
     return None
+
+
+async def _revealed_elsewhere(
+    bot: ExtBot[None], services: Services, delivery_id: int, *, show: bool = False
+) -> bool:
+    """Whether another process revealed the question this one has not seen closed; with
+    `show`, its reveal is put back over the count edit that just landed."""
+    if services.throttle.is_closed(delivery_id):
+        return False  # revealed here: the reveal is this process's own to show
+    found = await services.groups.revealed(delivery_id)
+    if found is None:
+        return False
+    services.throttle.closing(delivery_id)
+    if show:
+        with contextlib.suppress(Deferred):  # flood control: its background retry shows it
+            await show_reveal(bot, services, found)
+    return True
