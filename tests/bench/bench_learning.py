@@ -34,10 +34,14 @@ def main() -> None:
     extra = tuple(p for p in os.environ.get("PANEL_CANDIDATES", "").split(",") if p)
     policies = POLICIES + tuple(p for p in extra if p in CANDIDATES)
     started = time.perf_counter()
+    results = []
     with ProcessPoolExecutor(2) as pool:
-        results = list(
-            pool.map(partial(run_cell, seeds=SEEDS, learners=LEARNERS, policies=policies), cells)
-        )
+        # Each row as its cell is done: a long run cut short still leaves its figures.
+        for result in pool.map(
+            partial(run_cell, seeds=SEEDS, learners=LEARNERS, policies=policies), cells
+        ):
+            results.append(result)
+            print(markdown([result]).splitlines()[-1], flush=True)
     print(
         f"{len(cells)} cells, seeds {SEEDS}, {LEARNERS} learners a seed "
         f"({time.perf_counter() - started:.0f} s)"
