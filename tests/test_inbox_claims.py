@@ -104,3 +104,28 @@ async def test_a_live_process_keeps_what_it_stored(db: Store) -> None:
     # The owner stops renewing (it died on another host): the other takes it over.
     now[0] += LEASE_S + 1
     assert [u["update_id"] for u in await other.sweep()] == [42]
+
+
+async def test_processes_count_each_other_and_share_the_bots_budgets(db: Store) -> None:
+    now = [T0]
+    shares: dict[str, list[int]] = {"a": [], "b": []}
+    first, second = (
+        Inbox(db, SystemClock(), owner=f"{name}:1:x", wall=lambda: now[0]) for name in "ab"
+    )
+    first.on_processes = shares["a"].append
+    second.on_processes = shares["b"].append
+    await first.sweep()
+    assert first.processes == 1 and shares["a"] == []  # alone: nothing to share
+    await second.sweep()
+    await first.sweep()
+    assert (first.processes, second.processes) == (2, 2)
+    assert shares == {"a": [2], "b": [2]}
+    # A clean stop counts out at once; a killed process once its lease lapsed.
+    await second.close()
+    await first.sweep()
+    assert shares["a"] == [2, 1]
+    await second.sweep()
+    await first.sweep()
+    now[0] += LEASE_S + 1  # the second process died after its sweep
+    await first.sweep()
+    assert shares["a"] == [2, 1, 2, 1]

@@ -21,6 +21,7 @@ class Pacer:
     def __init__(self, rate: float, now: Now, sleep: Sleep = asyncio.sleep) -> None:
         if rate <= 0:
             raise ValueError("rate must be positive")
+        self.rate = rate
         self.interval = 1.0 / rate
         self._now = now
         self._sleep = sleep
@@ -35,6 +36,10 @@ class Pacer:
         self._next = slot + self.interval
         if slot > now:
             await self._sleep(slot - now)
+
+    def split(self, processes: int) -> None:
+        """One of `processes` sending at the bot's rate: this one sends its part of it."""
+        self.interval = processes / self.rate
 
     def pause(self, seconds: float) -> None:
         """Hold every sender for `seconds` (Telegram said 429: the flood limit is global)."""
@@ -51,11 +56,15 @@ class GroupWindow:
     def __init__(
         self, limit: int, now: Now, sleep: Sleep = asyncio.sleep, window: float = 60.0
     ) -> None:
-        self.limit = limit
+        self.whole = self.limit = limit
         self.window = window
         self._now = now
         self._sleep = sleep
         self._sent: dict[int, deque[float]] = {}
+
+    def split(self, processes: int) -> None:
+        """One of `processes` sending to the groups: this one takes its part of the limit."""
+        self.limit = max(1, self.whole // processes)
 
     async def acquire(self, chat_id: int) -> None:
         """Wait until chat_id has room in its window, then count one message."""
@@ -81,6 +90,9 @@ class Unpaced:
 
     async def acquire(self) -> None:
         """Never waits."""
+
+    def split(self, processes: int) -> None:
+        """Nothing to share."""
 
     def pause(self, seconds: float) -> None:
         """Nothing to pause."""

@@ -266,6 +266,12 @@ class PushService:
             self._loop_task = asyncio.create_task(self._loop(), name="daily-push")
         self._wake.set()
 
+    def split(self, processes: int) -> None:
+        """One of `processes` pushing from the shared claims: each sends its part of the rate
+        (Telegram's limits are the bot's), so that together they send at the rate."""
+        self.pacing.pacer.split(processes)
+        self.pacing.groups.split(processes)
+
     async def stop(self, grace: float = 10.0) -> None:
         """Stop claiming, let sends in flight finish (up to `grace` seconds), then cancel."""
         self._stopping = True

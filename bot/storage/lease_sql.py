@@ -28,6 +28,18 @@ def hold(
     return row is not None
 
 
+PROCESS = "process:"  # a row per running bot process: how many share the bot's budgets
+
+
+def live_processes(conn: Connection, owner: str, now: float, lease_until: float) -> int:
+    """Keep `owner`'s process row until `lease_until`, drop lapsed ones, count the rest
+    (`owner` among them)."""
+    hold(conn, PROCESS + owner, owner, now, lease_until)
+    conn.execute("DELETE FROM leases WHERE name LIKE 'process:%' AND lease_until < ?", (now,))
+    row = conn.execute("SELECT count(*) FROM leases WHERE name LIKE 'process:%'").fetchone()
+    return int(row[0])
+
+
 def holder(conn: Connection, name: str) -> tuple[str, float] | None:
     """Who holds the role `name` and until when, or None."""
     row = conn.execute("SELECT owner, lease_until FROM leases WHERE name = ?", (name,)).fetchone()

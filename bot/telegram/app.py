@@ -109,6 +109,9 @@ def build_application(
         services = telegram_services(app, core, await push_bot(app))
         services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
         services.inbox.on_unsaved = functools.partial(tell_unsaved, app)
+        services.inbox.on_processes = functools.partial(
+            split_budgets, services, polling=not settings.webhook_url
+        )
         app.bot_data.services = services
         # Updates stored and not handled (this process's last run died, or another process
         # did): claimed now and every few seconds, and handled here.
@@ -258,6 +261,23 @@ def telegram_services(app: QuizApp, core: Core, sending_bot: ExtBot[None]) -> Se
         throttle=EditThrottle(budget=max(1, settings.group_messages_per_minute - 8)),
         flood=FloodGate(settings.flood_burst, settings.flood_per_minute),
         budget=GroupBudget(settings.group_messages_per_minute),
+    )
+
+
+def split_budgets(services: Services, processes: int, *, polling: bool) -> None:
+    """Several bot processes on one database (counted by the inbox's sweep): each enforces
+    its part of the bot-wide budgets, so that together they keep Telegram's limits. In polling
+    mode only the poller handles updates: the budgets of what updates cause are its alone."""
+    handlers = 1 if polling else processes
+    services.flood.split(handlers)
+    services.budget.split(handlers)
+    services.throttle.split(handlers)
+    services.push.split(processes)
+    log.info(
+        "%d bot process(es) on the database: budgets split %d way(s), the push's %d",
+        processes,
+        handlers,
+        processes,
     )
 
 

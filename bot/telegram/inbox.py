@@ -34,7 +34,7 @@ from telegram.request import BaseRequest, RequestData
 
 from bot.practice.clock import Clock
 from bot.schedule.lease import owner_dead, owner_id
-from bot.storage import inbox_sql
+from bot.storage import inbox_sql, lease_sql
 from bot.storage.port import Connection, Store
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,10 @@ class Inbox:
         # Taps (callback query ids) handled again from the inbox after their process died:
         # an answer it recorded is this very tap's, not a second one.
         self.replayed_taps: set[str] = set()
+        # Bot processes on this database, counted at every sweep (this one among them); told
+        # to `on_processes` when it changes, so that the bot-wide budgets are shared out.
+        self.processes = 1
+        self.on_processes: Callable[[int], None] | None = None
         # Told about updates that could not be stored (their senders hear nothing was saved).
         self.on_unsaved: Callable[[list[dict[str, Any]]], Coroutine[Any, Any, None]] | None = None
         self._telling: set[asyncio.Task[None]] = set()
@@ -116,25 +120,33 @@ class Inbox:
             log.warning("inbox: %d done marks not saved: %s", len(done), err)
 
     async def close(self) -> None:
-        """Stop the timer and write what is pending."""
+        """Stop the timer and write what is pending; this process counts no more."""
         if self._flush is not None and not self._flush.done():
             self._flush.cancel()
             await asyncio.gather(self._flush, return_exceptions=True)
         await self.flush()
+        name = lease_sql.PROCESS + self.owner
+        await self.db.write(lambda conn: lease_sql.release(conn, name, self.owner))
 
     async def sweep(self) -> list[dict[str, Any]]:
         """Renew this process's leases, then claim the updates nobody holds (stored and not
-        handled by a process that died or stopped); the claimed ones, oldest first."""
+        handled by a process that died or stopped); the claimed ones, oldest first. Counts
+        the live processes on the way."""
         now = self.wall()
         until = now + LEASE_S
 
-        def write(conn: Connection) -> list[tuple[int, str]]:
+        def write(conn: Connection) -> tuple[list[tuple[int, str]], int]:
             inbox_sql.renew(conn, self.owner, until)
             owners = inbox_sql.open_owners(conn, now)
             dead = [o for o in owners if owner_dead(o, self.owner)]
-            return inbox_sql.claim(conn, self.owner, now, until, dead)
+            processes = lease_sql.live_processes(conn, self.owner, now, until)
+            return inbox_sql.claim(conn, self.owner, now, until, dead), processes
 
-        rows = await self.db.write(write)
+        rows, processes = await self.db.write(write)
+        if processes != self.processes:
+            self.processes = processes
+            if self.on_processes is not None:
+                self.on_processes(processes)
         claimed = [json.loads(payload) for _, payload in rows]
         if len(self.replayed_taps) > REPLAYED_KEPT:
             self.replayed_taps.clear()

@@ -8,6 +8,7 @@ none is dropped, and the first one dropped in a row earns the sender one polite 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum, auto
 
@@ -34,10 +35,18 @@ class FloodGate:
     """Token buckets per sender key; time comes from the caller (the bot's clock)."""
 
     def __init__(self, burst: int, per_minute: int) -> None:
+        self._whole = (burst, per_minute)
         self.burst = burst
         self.rate = per_minute / 60.0
         self._buckets: dict[int, _Bucket] = {}
         self._since_sweep = 0
+
+    def split(self, processes: int) -> None:
+        """One of `processes` handling the bot's updates: this one takes its part of the
+        budget (a sender's updates are spread over them)."""
+        burst, per_minute = self._whole
+        self.burst = max(1, math.ceil(burst / processes)) if burst > 0 else 0
+        self.rate = per_minute / 60.0 / processes
 
     @property
     def enabled(self) -> bool:

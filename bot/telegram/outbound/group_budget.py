@@ -8,6 +8,7 @@ goes to the member privately, or is dropped.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import TypeVar
 
@@ -23,10 +24,17 @@ class GroupBudget:
     """Rolling minute of sends per group and per (group, member); time comes from the caller."""
 
     def __init__(self, per_minute: int = 20, share: int = MEMBER_SHARE) -> None:
+        self._whole = (per_minute, share)
         self.member_limit = max(0, per_minute - RESERVE)
         self.share = share
         self._chats: dict[int, deque[float]] = {}
         self._members: dict[tuple[int, int], deque[float]] = {}
+
+    def split(self, processes: int) -> None:
+        """One of `processes` sending to the bot's groups: this one takes its part."""
+        per_minute, share = self._whole
+        self.member_limit = max(0, math.floor((per_minute - RESERVE) / processes))
+        self.share = max(1, math.ceil(share / processes))
 
     def note(self, chat_id: int, now: float) -> None:
         """A message that goes out whatever the budget (a question, an admin's reply)."""

@@ -17,11 +17,17 @@ class EditThrottle:
     """
 
     def __init__(self, budget: int = 12, gap_s: float = 5.0) -> None:
-        self.budget = max(1, budget)
-        self.gap_s = gap_s
+        self._whole = (max(1, budget), gap_s)
+        self.budget, self.gap_s = self._whole
         self._edits: dict[int, deque[float]] = {}
         self._pending: set[int] = set()
         self._closed: dict[int, None] = {}  # an insertion-ordered set
+
+    def split(self, processes: int) -> None:
+        """One of `processes` editing the bot's groups: fewer edits, further apart."""
+        budget, gap_s = self._whole
+        self.budget = max(1, budget // processes)
+        self.gap_s = gap_s * processes
 
     def decide(self, chat_id: int, delivery_id: int, now: float) -> float | None:
         """0: edit now (and it is counted); > 0: schedule a trailing edit in that many seconds;
