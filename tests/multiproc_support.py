@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank.models import Bank
+from bot.storage import learning_sql as lsql
+from bot.storage import memory_backfill
 from tests import factories, sample_bank
 from tests.fakes import FakeBotApi, FakeBotApiServer, post_webhook
 from tests.ops_support import BotRun, free_port, webhook_set, write_bank
@@ -78,6 +80,29 @@ def answers(db: str) -> list[tuple[int, int]]:
     return [
         (int(u), int(d)) for u, d in factories.rows(db, "SELECT user_id, delivery_id FROM answers")
     ]
+
+
+def memory_matches_a_replay(db: str) -> int:
+    """Assert that the memory states the processes wrote, answer by answer and side by side,
+    are those one process gets replaying the recorded answers in order; returns how many."""
+    stored = {
+        (int(row[0]), str(row[1]), str(row[2])): lsql.state_of(tuple(row[3:]))
+        for row in factories.rows(
+            db,
+            f"SELECT user_id, bank_id, question_id, {', '.join(lsql.MEMORY_COLUMNS)}"
+            " FROM memory_states",
+        )
+    }
+    with factories.blocking(db) as conn:
+        replayed = {
+            (user_id, bank_id, qid): state
+            for user_id, bank_id, states in memory_backfill.replayed(conn)
+            for qid, state in states.items()
+        }
+    assert stored.keys() == replayed.keys()
+    for key, state in stored.items():
+        assert state.to_row() == replayed[key].to_row(), key
+    return len(stored)
 
 
 class Telegram:

@@ -13,8 +13,7 @@ def seed_fast_forgetting(
     conn: Connection, bank_id: str, question_id: str, missed_at: dt.datetime
 ) -> None:
     """300 other learners (ids 100–399) missed the question, read why, and missed it again two
-    days later: the bank's memories fade faster than FSRS predicts, so its study queue relearns
-    in the sitting."""
+    days later: the bank's memories fade faster than FSRS predicts."""
     for user in range(100, 400):
         first = memory_updates.take_answer(
             conn, user, bank_id, Answer(question_id, missed_at, False), None

@@ -56,7 +56,7 @@ async def test_report_lists_a_flagged_question_and_sends_the_html(tmp_path: Path
         assert "120 learners, 1080 first attempts" in text
         # The bank-wide forgetting check: no missed question answered again a day later here.
         assert "Memory check: 0 missed questions answered again" in text
-        assert "Study order: standard (no clear difference yet)." in text
+        assert "Study order: standard (memories do not clearly last longer than" in text
         # The mis-keyed question comes first, with its flag in words.
         first = text.split("1. ", 1)[1].split("\n2. ", 1)[0]
         assert first.startswith("mk · alpha · n=120 (firm)")
@@ -91,10 +91,10 @@ def _worst(i: int, flags: int) -> WorstQuestion:
 
 def test_report_text_fits_telegram_and_escapes_everything() -> None:
     report = AdminReport("b", 10, 100, 5, tuple(_worst(i, 9) for i in range(5)), (), b"", "f.html")
-    check = Verdict(probes=312, excess=-0.061, z=-4.52, mode=QueueMode.RELEARN)
+    check = Verdict(probes=312, excess=0.061, z=4.52, mode=QueueMode.COVER)
     text = report_text(report, "Bank <&>", check)
-    assert "right -6.1 points against FSRS's prediction (z -4.5)" in text
-    assert "relearn in the sitting (memories fade faster than predicted)" in text
+    assert "right +6.1 points against FSRS's prediction (z +4.5)" in text
+    assert "cover first (memories last longer than predicted)" in text
     assert len(text) <= 4096
     plain = html_to_plain(text)  # raises on a tag Telegram would refuse
     assert "Bank <&>" in plain and "q<0>" in plain and "and 5 more" in plain

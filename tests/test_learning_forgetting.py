@@ -1,6 +1,6 @@
-"""The bank-wide forgetting check and the study queue's two other modes: the arithmetic, the
-queue's picks in each mode, the bank's tally in SQLite, and the bot relearning a missed
-question once its bank's learners are seen to forget fast."""
+"""The bank-wide forgetting check and the study queue's cover-first mode: the arithmetic, the
+queue's picks in each mode, the bank's tally in SQLite, and the bot keeping its standard order
+when its bank's learners are seen to forget fast."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from bot.learning.blueprint import Blueprint
 from bot.learning.forgetting import DECISIVE_Z, ProbeTally, QueueMode, queue_mode
 from bot.learning.memory import Answer, MemoryState, review
 from bot.learning.queue import Learner, Pick, Reason, Today, choose_next
-from bot.learning.queue_modes import probe_to_ask, to_relearn
+from bot.learning.queue_modes import probe_to_ask
 from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
 from bot.practice import memory_updates
@@ -69,7 +69,8 @@ def test_mode_needs_decisive_evidence_either_way() -> None:
 
     chance = 0.25  # expected right share at recall 0.8: 0.85
     assert queue_mode(tally(400, 380), chance) is QueueMode.COVER  # 95% right
-    assert queue_mode(tally(400, 260), chance) is QueueMode.RELEARN  # 65% right
+    # 65% right: memories fade faster, which changes nothing (FSRS's reviews come sooner).
+    assert queue_mode(tally(400, 260), chance) is QueueMode.STANDARD
     assert queue_mode(tally(400, 342), chance) is QueueMode.STANDARD  # as predicted
     assert queue_mode(tally(10, 8), chance) is QueueMode.STANDARD  # too few to tell
     assert queue_mode(ProbeTally(), chance) is QueueMode.STANDARD
@@ -113,66 +114,6 @@ def test_cover_meets_the_most_valuable_question_first_then_the_most_at_risk() ->
     assert pick is not None and (pick.question_id, pick.reason) == ("b1", Reason.PRACTICE)
 
 
-def _relearn_sitting(plan: Blueprint, answers: dict[str, list[bool]]) -> list[tuple[str, Reason]]:
-    """Picks of a RELEARN sitting in which question q's answers come from answers[q] in turn
-    (then right), until nothing is left to relearn and a new question comes."""
-    memory: dict[str, MemoryState] = {}
-    last: str | None = None
-    picks: list[tuple[str, Reason]] = []
-    rng = random.Random(4)
-    at = T0
-    for _ in range(30):
-        today = Today(T0.date(), T0.replace(hour=0), len(picks), 0)
-        pick = choose_next(
-            plan, Learner(memory, today, last_question_id=last), at, rng, mode=QueueMode.RELEARN
-        )
-        assert pick is not None
-        picks.append((pick.question_id, pick.reason))
-        queue = answers.setdefault(pick.question_id, [])
-        correct = queue.pop(0) if queue else True
-        memory[pick.question_id] = review(
-            memory.get(pick.question_id), Answer(pick.question_id, at, correct)
-        )
-        last, at = pick.question_id, at + MINUTE
-        if len(memory) == len(plan.questions) and all(
-            s.run_right >= 3 or (s.reps == 1 and s.last_correct) for s in memory.values()
-        ):
-            break
-    return picks
-
-
-def _first_pick(plan: Blueprint) -> str:
-    """What `_relearn_sitting` asks first (the same draw)."""
-    pick = choose_next(plan, Learner({}, _today(T0)), T0, random.Random(4), mode=QueueMode.RELEARN)
-    assert pick is not None
-    return pick.question_id
-
-
-def test_relearn_asks_a_missed_question_again_two_questions_later_until_right_three_times() -> (
-    None
-):
-    plan = Blueprint.of(generate_bank(n_questions=12, n_topics=2, seed=3))
-    missed = _first_pick(plan)
-    picks = _relearn_sitting(plan, {missed: [False]})
-    asked = [q for q, _ in picks]
-    at = [i for i, q in enumerate(asked) if q == missed]
-    # Wrong once, then right three times in a row, each ask two others after the one before.
-    assert at == [0, 3, 6, 9]
-    assert all(picks[i][1] is Reason.RELEARN for i in at[1:])
-    # A question right the first time it was met is not asked again in the sitting.
-    once = [q for q in asked if q != missed]
-    assert len(once) == len(set(once)) == len(plan.questions) - 1
-
-
-def test_relearn_restarts_the_count_after_a_wrong_answer() -> None:
-    plan = Blueprint.of(generate_bank(n_questions=12, n_topics=2, seed=3))
-    q = _first_pick(plan)
-    picks = _relearn_sitting(plan, {q: [False, True, False]})
-    asked = [x for x, _ in picks]
-    # wrong, right, wrong (the run starts again), then right three times: six asks.
-    assert asked.count(q) == 6
-
-
 def test_answers_that_record_a_probe_keep_the_banks_tally_and_the_backfill_agrees(
     tmp_path: Path,
 ) -> None:
@@ -210,9 +151,8 @@ def test_answers_that_record_a_probe_keep_the_banks_tally_and_the_backfill_agree
 
 async def _sitting(tmp_path: Path, seed_probes: bool) -> tuple[list[str], str]:
     """Question ids a learner is asked in one sitting, answering the first one wrong and every
-    later one right (an id asked again in the sitting marked "again", as the reply says), and
-    the study order `stats` reports; with `seed_probes`, the bank's other learners forgot fast
-    before."""
+    later one right, and the study order `stats` reports; with `seed_probes`, the bank's other
+    learners forgot fast before."""
     catalog = demo_catalog()
     async with session(tmp_path, catalog) as s:
         if seed_probes:
@@ -234,24 +174,19 @@ async def _sitting(tmp_path: Path, seed_probes: bool) -> tuple[list[str], str]:
             answer = {"cmd": "answer", "user": 1, "delivery": q["delivery"], "chosen": chosen}
             verdict = await s.handle(json.dumps(answer))
             assert verdict["correct"] is (i > 0)
-            asked.append(q["question_id"] + (" again" if q.get("again") else ""))
+            asked.append(q["question_id"])
             await s.handle('{"cmd": "advance", "seconds": 60}')
         stats = await s.handle('{"cmd": "stats", "user": 1}')
         return asked, stats["queue_mode"]
 
 
-async def test_the_bot_relearns_a_missed_question_once_its_bank_is_seen_to_forget_fast(
-    tmp_path: Path,
-) -> None:
-    relearn, mode = await _sitting(tmp_path / "fast", seed_probes=True)
-    assert mode == "relearn"
-    # Asked again after two other questions, saying so (the reply's "again"; only there).
-    assert relearn[3] == relearn[0] + " again" and len(set(relearn[:3])) == 3
-    assert not any(q.endswith(" again") for q in relearn[:3] + relearn[4:])
-    standard, mode = await _sitting(tmp_path / "standard", seed_probes=False)
-    assert mode == "standard"
-    # Without that evidence a question just missed is not due again within minutes.
-    assert standard[0] not in standard[1:]
+async def test_a_bank_seen_to_forget_fast_keeps_the_standard_order(tmp_path: Path) -> None:
+    for seeded in (True, False):
+        asked, mode = await _sitting(tmp_path / str(seeded), seed_probes=seeded)
+        assert mode == "standard"
+        # A question just missed is not asked again within minutes: its review comes when
+        # FSRS, bent by the learner's measured forgetting, says it is due.
+        assert asked[0] not in asked[1:]
 
 
 def test_cover_first_brings_back_one_miss_in_eight_as_a_probe_so_the_check_keeps_learning() -> (
@@ -319,65 +254,7 @@ def test_side_by_side_learners_share_the_check_and_it_tells_the_worlds_apart() -
     # Never the wrong side. (On a small bank the power-law evidence is marginal: once covering
     # first starts its late reviews it may fall back under the threshold, to the standard order.)
     assert set(lasting) == {QueueMode.STANDARD, QueueMode.COVER}
-    assert set(fading) == {QueueMode.STANDARD, QueueMode.RELEARN}
-    assert fading[2:] == [QueueMode.RELEARN] * (len(fading) - 2)
-
-
-def test_relearn_waits_a_day_after_three_misses_in_a_sitting() -> None:
-    plan = Blueprint.of(generate_bank(n_questions=12, n_topics=2, seed=3))
-    stubborn = _first_pick(plan)
-    picks = _relearn_sitting(plan, {stubborn: [False] * 20})
-    relearned = [i for i, (q, why) in enumerate(picks) if q == stubborn and why is Reason.RELEARN]
-    # Missed at first meeting and twice more, two other questions between asks; then left
-    # (once the small bank is all met, "practice" may still bring it, as the most forgotten).
-    assert picks[0][0] == stubborn and relearned == [3, 6]
-
-
-def test_a_sitting_is_answers_less_than_three_hours_apart_whatever_the_calendar() -> None:
-    midnight = dt.datetime(2027, 1, 5, 5, 0, tzinfo=dt.UTC)  # midnight in New York
-    missed = review(None, Answer("q", midnight - dt.timedelta(minutes=4), False))
-    pool = ["q", "other"]
-    # Across local midnight, ten minutes on: still this sitting.
-    assert to_relearn({"q": missed}, pool, midnight + dt.timedelta(minutes=6), 3, 3) == "q"
-    # Twelve hours on, a new sitting: not relearned (it comes back as a review when due).
-    assert to_relearn({"q": missed}, pool, midnight + dt.timedelta(hours=12), 3, 3) is None
-    # Missed in a mock exam just submitted: left alone (the mock has its own review).
-    mock = review(None, Answer("q", midnight - dt.timedelta(minutes=4), False, in_exam=True))
-    assert to_relearn({"q": mock}, pool, midnight + dt.timedelta(minutes=6), 3, 3) is None
-    # Right at first meeting: not asked again; right three times in a row: done.
-    known = review(None, Answer("q", midnight, True))
-    assert to_relearn({"q": known}, pool, midnight + MINUTE, 3, 3) is None
-    # Right at a spaced review: not asked again either.
-    later = midnight + dt.timedelta(days=3)
-    reviewed = review(known, Answer("q", later, True))
-    assert to_relearn({"q": reviewed}, pool, later + MINUTE, 3, 3) is None
-    state = missed
-    for k in range(3):
-        state = review(state, Answer("q", midnight + k * MINUTE, True))
-    assert state.run_right == 3
-    assert to_relearn({"q": state}, pool, midnight + 4 * MINUTE, 3, 3) is None
-
-
-def test_relearn_brings_back_a_missed_review_after_two_others_and_not_a_right_one() -> None:
-    plan = Blueprint.of(bank())
-    now = T0 + dt.timedelta(days=20)
-    # Everything met long ago and forgotten: all due. a1 was just reviewed and missed, b1 just
-    # reviewed and right.
-    memory = {q: review(None, Answer(q, T0, True)) for q in plan.questions}
-    memory["a1"] = review(memory["a1"], Answer("a1", now - 2 * MINUTE, False))
-    memory["b1"] = review(memory["b1"], Answer("b1", now - MINUTE, True))
-    for seed in range(10):
-        learner = Learner(memory, _today(now), last_question_id="b1")
-        pick = choose_next(plan, learner, now, random.Random(seed), mode=QueueMode.RELEARN)
-        # Two other questions between two asks of one, missed or not.
-        assert pick is not None and pick.question_id not in {"a1", "b1"}
-    # One question later a1 is back; b1, right at its review, is not relearned.
-    other = next(q for q in plan.questions if q not in {"a1", "b1"})
-    memory[other] = review(memory[other], Answer(other, now, True))
-    later = now + MINUTE
-    pool = list(plan.questions)
-    assert to_relearn(memory, pool, later, 3, 3) == "a1"
-    assert to_relearn(memory, [q for q in pool if q != "a1"], later, 3, 3) is None
+    assert set(fading) == {QueueMode.STANDARD}
 
 
 def test_cover_interleaves_topics_and_keeps_the_last_days_for_review() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.multiproc_support import Load, answers, webhook_load
+from tests.multiproc_support import Load, answers, memory_matches_a_replay, webhook_load
 
 pytestmark = pytest.mark.slow
 LEARNERS = 40
@@ -28,6 +28,9 @@ def check(load: Load, pg_url: str) -> None:
     calls = load.api.calls_of("answerCallbackQuery")
     assert not [c for c in calls if ALREADY in c.params.get("text", "")]
     assert len({c.params["callback_query_id"] for c in calls}) == len(load.tapped)
+    # Memory written answer by answer, by both processes at once, is what one process
+    # replaying the recorded answers in order computes.
+    assert memory_matches_a_replay(pg_url) >= LEARNERS
 
 
 def test_two_processes_record_every_answer_once(tmp_path: Path, pg_url: str) -> None:

@@ -12,6 +12,8 @@ CELLS = (
     Cell("power-law", "csv-240", 20, 30),
     Cell("exponential", "generated-300", 50, 14),
     Cell("act-r/slow", "csv-240", 20, 14),
+    # A strong spacing effect: relearning in the sitting once cost this cell a third more.
+    Cell("two-component", "csv-240", 50, 30),
 )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 from pathlib import Path
 
@@ -11,11 +10,8 @@ import pytest
 from bot.cli import main
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
-from bot.storage.factory import prepare_database
-from bot.telegram.views import texts
 from tests import factories, sample_bank
 from tests.backend import database, database_env
-from tests.probes import seed_fast_forgetting
 
 
 async def test_terminal_loop_grades_and_explains(tmp_path: Path) -> None:
@@ -74,20 +70,3 @@ def test_play_arguments_are_checked(
     assert "quizbot: no bank 'nope'; banks: genai-llm" in capsys.readouterr().err
     assert main(["play", "--db", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
-
-
-async def test_a_question_relearned_in_the_sitting_says_why(tmp_path: Path) -> None:
-    # Every question's right answer is C, and the player always answers A: each is missed.
-    qs = [sample_bank.question(f"q{i}", correct=(2,)) for i in range(5)]
-    catalog = Catalog({"demo": sample_bank.bank(qs)})
-    db = tmp_path / "t.sqlite3"
-    prepare_database(database(db))
-    with factories.blocking(db) as conn:
-        seed_fast_forgetting(conn, "demo", "q0", dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
-    out = io.StringIO()
-    assert await play(catalog, database(db), None, None, 4, io.StringIO("A\n" * 4), out) == 0
-    text = out.getvalue()
-    # The first question missed comes back after two others, with the reason above it.
-    assert text.count(texts.AGAIN_NOTE) == 1
-    again = text.index(texts.AGAIN_NOTE)
-    assert text.count("Explanation:", 0, again) == 3

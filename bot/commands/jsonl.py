@@ -161,9 +161,6 @@ class JsonlSession:
             # The delivery's question is as shown: options in its stored (shuffled) order.
             "options": [o.text for o in q.options],
         }
-        if delivery.again:
-            # Asked again in the sitting to make it stick (relearning): a front end says so.
-            reply["again"] = True
         return reply
 
     async def answer(self, user: int, req: dict[str, Any]) -> Reply:

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.commands.interrupt import read_line
-from bot.commands.terminal import AGAIN_NOTE, TERMINAL_USER, wrap
+from bot.commands.terminal import TERMINAL_USER, wrap
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.practice.catalog import Catalog
@@ -181,8 +181,6 @@ async def play(
                 print("No questions in this topic.", file=out)
                 return 0
             q = delivery.question
-            if delivery.again:
-                print(f"\n🔁 {AGAIN_NOTE}", file=out)
             show_question(bank, q, out)
             while True:
                 line = read_line(stdin)

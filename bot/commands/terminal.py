@@ -10,7 +10,6 @@ from bot.domain.models import Learner
 
 TERMINAL_USER = Learner(id=0, first_name="terminal")
 WIDTH = 88
-AGAIN_NOTE = "Again, to make it stick: three right answers in a row."
 
 
 def wrap(text: str, first: str = "", rest: str = "") -> str:

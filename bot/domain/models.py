@@ -36,9 +36,6 @@ class Delivery:
     # index of the option at position p. Answers are stored in file order.
     order: tuple[int, ...] = ()
     token: str | None = None  # in the buttons' callback data; None for older deliveries
-    # Asked again in the same sitting by the study queue's relearning (not stored: the message
-    # that carries it says why the question is back).
-    again: bool = False
 
 
 class AnswerStatus(StrEnum):

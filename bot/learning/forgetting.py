@@ -5,19 +5,20 @@ Each missed question's first spaced review (`MemoryState.probe_recall`: its seco
 20 hours to 4 days after a wrong first one) is a small experiment: FSRS predicted a recall, the
 learner was right or wrong. Over a bank's learners, right answers above the prediction
 (corrected for lucky guesses) mean memories last longer than FSRS's default curve says; below
-it, they fade faster. The two call for opposite queues: when memories last, every review at
-high recall is an answer not spent on a question never met, so the queue meets every question
-first; when they fade, answers in quick succession are what build memory, so a question
-missed in a sitting is asked again until it is answered right three times in a row
-(successive relearning, Rawson & Dunlosky 2011).
-One learner's few dozen such reviews cannot tell the two apart before their exam is near; a
-bank's learners, who share one kind of human memory, give hundreds a day.
+it, they fade faster. When memories last, every review at high recall is an answer not spent
+on a question never met, so the queue meets every question first (cover-first). One learner's
+few dozen such reviews cannot tell this before their exam is near; a bank's learners, who
+share one kind of human memory, give hundreds a day.
 
-Once a mode is on, probes keep coming, more slowly: covering first brings one first-meeting
-miss in eight back within the probe window for this purpose (it would bring none), and under
-relearning a question missed in the last minutes of a sitting has no time to come back in it
-and is answered again the next day. So the evidence goes on growing and a
-decision taken on the bank's first few hundred probes can be revised.
+Faster fading changes nothing: the study queue once relearned a missed question in the sitting
+then (successive relearning), which on simulated learners helped some memory models (no
+spacing effect) and cost others up to twice the answers to ready (a strong spacing effect),
+and this check cannot tell the two apart. FSRS's own reviews, bent by each learner's measured
+forgetting, come sooner instead.
+
+Once cover-first is on, probes keep coming, more slowly: it brings one first-meeting miss in
+eight back within the probe window for this purpose (it would bring none), so the evidence goes
+on growing and a decision taken on the bank's first few hundred probes can be revised.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ MIN_EXCESS = 0.03
 class QueueMode(StrEnum):
     STANDARD = "standard"  # FSRS's curve fits (or too little evidence yet): the study queue as is
     COVER = "cover"  # memories last longer than FSRS predicts: meet every question first
-    RELEARN = "relearn"  # they fade faster: relearn each practised question to a criterion
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +107,6 @@ def verdict(tally: ProbeTally, chance: float) -> Verdict:
     mode = QueueMode.STANDARD
     if z >= DECISIVE_Z and excess >= MIN_EXCESS:
         mode = QueueMode.COVER
-    elif z <= -DECISIVE_Z and excess <= -MIN_EXCESS:
-        mode = QueueMode.RELEARN
     return Verdict(tally.reviews, excess, z, mode)
 
 

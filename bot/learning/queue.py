@@ -21,13 +21,7 @@ from bot.learning.memory import (
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.queue_modes import (
-    most_at_risk,
-    most_valuable,
-    probe_to_ask,
-    recently_answered,
-    to_relearn,
-)
+from bot.learning.queue_modes import most_at_risk, most_valuable, probe_to_ask
 
 DEFAULT_HORIZON_DAYS = 30
 
@@ -42,9 +36,6 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
-    relearn_criterion: int = 3  # RELEARN mode: right answers in a row a sitting asks for
-    relearn_spacing: int = 2  # RELEARN mode: other questions between two asks of one question
-    relearn_give_up_misses: int = 3  # RELEARN mode: misses in one sitting before it waits a day
     cover_probe_share: int = 8  # COVER mode: one in this many first misses comes back as a probe
 
 
@@ -56,7 +47,6 @@ class Reason(StrEnum):
     REVIEW = "review"  # a met question whose recall fell below the target
     NEW = "new"  # a question never answered
     PRACTICE = "practice"  # nothing due or new: the most forgotten question
-    RELEARN = "relearn"  # asked again in the same sitting until answered right a few times
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,15 +230,6 @@ def choose_next(
     if not pool:
         return None
     memory = learner.memory
-    if mode is QueueMode.RELEARN:
-        # Two other questions between two asks of one: drop the last ones from the pool.
-        recent = recently_answered(memory, s.relearn_spacing)
-        spaced = [q for q in pool if q not in recent]
-        if spaced:
-            pool = spaced
-        again = to_relearn(memory, pool, now, s.relearn_criterion, s.relearn_give_up_misses)
-        if again is not None:
-            return Pick(again, Reason.RELEARN)
     unmet = _unmet_by_topic(plan, learner, pool)
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
@@ -281,8 +262,6 @@ def choose_next(
     # opens with a review), so due reviews can never crowd out the coverage of the blueprint.
     catch_up = behind and today.new < s.new_per_review_when_behind * reviews_today
     if unmet and (not due or catch_up):
-        if mode is QueueMode.RELEARN:
-            return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
         return Pick(_new_question(plan, learner, unmet, s, rng), Reason.NEW)
 
     ranked = _prefer_other_topic(plan, due or list(recall), learner.last_question_id)

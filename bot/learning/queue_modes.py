@@ -1,10 +1,9 @@
-"""What the study queue does differently in the two modes the bank-wide forgetting check can
-set (`bot.learning.forgetting`): relearning in the sitting, and covering the bank first."""
+"""What the study queue does differently when the bank-wide forgetting check
+(`bot.learning.forgetting`) says memories last longer than predicted: cover the bank first."""
 
 from __future__ import annotations
 
 import datetime as dt
-import heapq
 import random
 import zlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -17,40 +16,6 @@ _GAP_US = SITTING_GAP // _US
 # A probe is picked up to a day before its window closes: the window is judged when it is
 # answered, and a question sent (a daily question) may be answered hours later.
 _PROBE_US = (PROBE_DAYS[0] // _US, (PROBE_DAYS[1] - dt.timedelta(days=1)) // _US)
-
-
-def recently_answered(memory: Mapping[str, MemoryState], count: int) -> set[str]:
-    """The `count` questions answered last (ties, as on a stopped clock, by question id)."""
-    return {q for _, q in heapq.nlargest(count, ((s.last_us, q) for q, s in memory.items()))}
-
-
-def to_relearn(
-    memory: Mapping[str, MemoryState],
-    pool: Iterable[str],
-    now: dt.datetime,
-    criterion: int,
-    give_up_misses: int,
-) -> str | None:
-    """A question answered wrong in this sitting (the last answer less than SITTING_GAP ago)
-    and not yet right `criterion` times in a row since, the one waiting longest; None if there
-    is none. A question answered right, at its first meeting or at a spaced review, is not asked
-    again: it may well have been known, and a review that comes out right has little to gain
-    from a re-ask minutes later (one more right answer on a memory already strong) against the
-    question it displaces. Nor one missed `give_up_misses` times in the sitting (leave it for
-    another day rather than loop on it), nor one last answered in a mock exam (a learner fresh
-    from a 60-question mock would otherwise meet it all again). `pool` already leaves out the
-    questions just asked."""
-    sitting_start = micros(now) - _GAP_US
-    waiting = [
-        (st.last_us, q)
-        for q in pool
-        if (st := memory.get(q)) is not None
-        and st.last_us > sitting_start
-        and st.run_right < criterion
-        and 0 < st.sitting_misses < give_up_misses
-        and not st.last_in_exam
-    ]
-    return min(waiting)[1] if waiting else None
 
 
 def most_valuable(

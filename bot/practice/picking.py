@@ -14,7 +14,6 @@ import random
 import secrets
 import string
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
@@ -168,7 +167,6 @@ def pick_for_learner(
         memory = {q: s for q, s in memory.items() if q not in outside}
     last = lsql.last_question(conn, user_id, bank.id)
     at = from_timestamp(now)
-    again = False
     if mistakes:
         qid = next_mistake(plan, memory, at, last_question_id=last, topic=topic)
     else:
@@ -185,14 +183,13 @@ def pick_for_learner(
         mode = bank_check(conn, plan).mode
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
-        again = pick is not None and pick.reason is queue.Reason.RELEARN
     if qid is None:
         return None
     delivery = record(
         conn, bank, bank.questions[qid], rng,
         chat_id=chat_id, user_id=user_id, source=source, now=now,
     )  # fmt: skip
-    return replace(delivery, again=True) if again else delivery
+    return delivery
 
 
 # A mock exam is sat over an hour or two and practised beside a few times: one plan per bank

@@ -7,8 +7,7 @@ the same learners. Runs go to two worker processes (the machines have two cores)
 
 PANEL_VARIANTS=base runs the models at their default parameters only (a third of the cells);
 PANEL_FULL=1 runs every bank in every cell (three times the cells). PANEL_CELLS=0,4,12 runs
-only those cells of the design (by index); PANEL_CANDIDATES=gain-fit,... also runs candidate
-rules of bot/learning/simulate/gain.py on the same learners, a column each.
+only those cells of the design (by index).
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
-from bot.learning.simulate.gain import CANDIDATES
-from bot.learning.simulate.panel import POLICIES, VARIANTS, design, markdown, run_cell, verdicts
+from bot.learning.simulate.panel import VARIANTS, design, markdown, run_cell, verdicts
 
 SEEDS = (11, 12, 13)
 LEARNERS = 3  # per seed
@@ -31,15 +29,11 @@ def main() -> None:
     cells = design(full=os.environ.get("PANEL_FULL") == "1", variants=variants)
     if picked := os.environ.get("PANEL_CELLS"):
         cells = [cells[int(i)] for i in picked.split(",")]
-    extra = tuple(p for p in os.environ.get("PANEL_CANDIDATES", "").split(",") if p)
-    policies = POLICIES + tuple(p for p in extra if p in CANDIDATES)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(2) as pool:
         # Each row as its cell is done: a long run cut short still leaves its figures.
-        for result in pool.map(
-            partial(run_cell, seeds=SEEDS, learners=LEARNERS, policies=policies), cells
-        ):
+        for result in pool.map(partial(run_cell, seeds=SEEDS, learners=LEARNERS), cells):
             results.append(result)
             print(markdown([result]).splitlines()[-1], flush=True)
     print(

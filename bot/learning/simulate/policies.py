@@ -1,5 +1,4 @@
-"""Policies the simulation compares: the engine's study queue, three baselines and the candidate
-rules of `bot.learning.simulate.gain`."""
+"""Policies the simulation compares: the engine's study queue and three baselines."""
 
 from __future__ import annotations
 
@@ -9,13 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.fit import Graded
 from bot.learning.forgetting import QueueMode
 from bot.learning.memory import MemoryState
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.model import DEFAULT_MODEL, Model
 from bot.learning.queue import Learner, Today, choose_next
-from bot.learning.simulate.gain import CANDIDATES, choose_by_gain
 
 LEITNER_DAYS = (1, 2, 4, 8, 16)  # box intervals; a right answer moves up a box, a wrong one to 1
 
@@ -31,11 +27,6 @@ class PolicyView:
     exam_date: dt.date | None = None
     today: Today | None = None
     mode: QueueMode = QueueMode.STANDARD  # the bank-wide forgetting check, as of this morning
-    # For the candidate rules (`gain`): the answers so far, the memory model they are on and
-    # the memory restated under it.
-    history: list[Graded] = field(default_factory=list)
-    model: Model = DEFAULT_MODEL
-    fitted: dict[str, MemoryState] = field(default_factory=dict)
 
 
 Policy = Callable[[Blueprint, PolicyView, dt.datetime, random.Random], str]
@@ -101,23 +92,9 @@ def engine_policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: rand
     return pick.question_id
 
 
-def gain_policy(name: str) -> Policy:
-    """A candidate rule of `bot.learning.simulate.gain`, on the memory restated under the
-    model the learner is on."""
-    checked = CANDIDATES[name].checked
-
-    def policy(plan: Blueprint, view: PolicyView, now: dt.datetime, rng: random.Random) -> str:
-        mode = view.mode if checked else None
-        pick = choose_by_gain(plan, _learner(view, view.fitted), now, rng, view.model, mode)
-        assert pick is not None
-        return pick.question_id
-
-    return policy
-
-
 POLICIES: dict[str, Policy] = {
     "engine": engine_policy,
     "random": random_policy,
     "leitner": leitner_policy,
     "fsrs": fsrs_policy,
-} | {name: gain_policy(name) for name in CANDIDATES}
+}

@@ -9,13 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.fit import Graded
 from bot.learning.forgetting import ProbeTally, QueueMode, queue_mode
 from bot.learning.memory import Answer, review
 from bot.learning.misconceptions import after_answer
 from bot.learning.queue import Today
 from bot.learning.readiness import readiness
-from bot.learning.simulate.gain import CANDIDATES, FIT_EVERY, refitted, replayed, restate
 from bot.learning.simulate.learner import LearnerParams, SimLearner
 from bot.learning.simulate.policies import LEITNER_DAYS, POLICIES, PolicyView
 
@@ -111,7 +109,6 @@ class _Run:
         self.brier: list[float] = []
         self.exam_score = 0.0
         self.coverage = 0.0
-        self.candidate = CANDIDATES.get(cfg.policy)
 
     def practise(self, day: int) -> None:
         """One morning's answers, then (within the run's days) the day's readiness check."""
@@ -126,9 +123,6 @@ class _Run:
             chosen, correct = learner.answer(qid, _days(now))
             new_today += qid not in view.memory
             view.memory[qid] = review(view.memory.get(qid), Answer(qid, now, correct))
-            if self.candidate is not None:
-                view.fitted[qid] = restate(view.fitted.get(qid), view.memory[qid], view.model)
-                view.history.append(Graded(qid, now.timestamp(), correct))
             view.misconceptions.update(
                 after_answer(view.misconceptions, plan.questions[qid], chosen, now)
             )
@@ -193,22 +187,10 @@ def run_learners(
         mode = queue_mode(tally, plan.mean_chance)
         if on_day is not None:
             on_day(day, tally, mode)
-        candidate = CANDIDATES.get(cfg.policy)
-        if candidate is not None and candidate.fitted and day > 0 and day % FIT_EVERY == 0:
-            _refit(runs)
         for r in active:
             r.view.mode = mode
             r.practise(day)
     return [r.outcome() for r in runs]
-
-
-def _refit(runs: list[_Run]) -> None:
-    # The memory model fitted to everyone's answers so far, each learner's memory restated.
-    models = refitted([r.view.history for r in runs])
-    for r, model in zip(runs, models, strict=True):
-        if model is not None:
-            r.view.model = model
-            r.view.fitted = replayed(r.view.history, r.view.memory, model)
 
 
 def run_policy(plan: Blueprint, cfg: SimConfig) -> PolicyReport:

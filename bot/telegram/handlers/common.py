@@ -71,9 +71,7 @@ async def send_question(context: QuizContext, delivery: Delivery) -> Message:
     async def attach(message: Message) -> None:
         await services.practice.attach_message(delivery.id, message.message_id)
 
-    text = (texts.AGAIN_HEADER if delivery.again else "") + render.question_text(
-        bank, delivery.question
-    )
+    text = render.question_text(bank, delivery.question)
     markup = keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token)
     shown = question_media.pictures(bank, delivery.question)
     # `then`: a send retried in the background after a 429 attaches it too.

@@ -28,9 +28,8 @@ MEMORY = (
     " right {excess:+.1f} points against FSRS's prediction (z {z:+.1f}). Study order: {mode}."
 )
 MODES = {
-    QueueMode.STANDARD: "standard (no clear difference yet)",
+    QueueMode.STANDARD: "standard (memories do not clearly last longer than predicted)",
     QueueMode.COVER: "cover first (memories last longer than predicted)",
-    QueueMode.RELEARN: "relearn in the sitting (memories fade faster than predicted)",
 }
 TOO_LARGE = (
     "The HTML report is over Telegram's 50 MB for a file: run <code>quizbot report --format html"

@@ -116,8 +116,6 @@ SLOW_DOWN_CB = "⏳ Slow down a little: wait a few seconds, then tap again."
 DAILY_HEADER = "📅 <b>Your daily question</b>\n\n"
 # A question the study queue asks again in the same sitting (relearning to a criterion); the
 # plain note is the terminal player's.
-AGAIN_NOTE = "Again, to make it stick: three right answers in a row."
-AGAIN_HEADER = f"🔁 <i>{AGAIN_NOTE}</i>\n\n"
 DAILY_NONE = (
     "You have no daily question yet. Pick a time below, or send for example\n"
     "<code>/daily 07:30 Europe/Berlin</code>\n"
