@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -129,3 +130,11 @@ async def test_processes_count_each_other_and_share_the_bots_budgets(db: Store) 
     now[0] += LEASE_S + 1  # the second process died after its sweep
     await first.sweep()
     assert shares["a"] == [2, 1, 2, 1]
+    # A process of this host whose pid is gone counts out at the next sweep, lease or not.
+    dead = await asyncio.create_subprocess_exec("true")
+    await dead.wait()
+    await Inbox(
+        db, SystemClock(), owner=f"{socket.gethostname()}:{dead.pid}:z", wall=lambda: now[0]
+    ).sweep()
+    await first.sweep()
+    assert first.processes == 1 and shares["a"] == [2, 1, 2, 1]

@@ -4,6 +4,8 @@ holder is known dead."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.storage.port import Connection
 
 
@@ -31,13 +33,21 @@ def hold(
 PROCESS = "process:"  # a row per running bot process: how many share the bot's budgets
 
 
-def live_processes(conn: Connection, owner: str, now: float, lease_until: float) -> int:
-    """Keep `owner`'s process row until `lease_until`, drop lapsed ones, count the rest
-    (`owner` among them)."""
+def live_processes(
+    conn: Connection,
+    owner: str,
+    now: float,
+    lease_until: float,
+    dead: Callable[[str], bool] = lambda _owner: False,
+) -> int:
+    """Keep `owner`'s process row until `lease_until`, drop lapsed ones and those of owners
+    known `dead`, count the rest (`owner` among them)."""
     hold(conn, PROCESS + owner, owner, now, lease_until)
     conn.execute("DELETE FROM leases WHERE name LIKE 'process:%' AND lease_until < ?", (now,))
-    row = conn.execute("SELECT count(*) FROM leases WHERE name LIKE 'process:%'").fetchone()
-    return int(row[0])
+    rows = conn.execute("SELECT owner FROM leases WHERE name LIKE 'process:%'").fetchall()
+    gone = [str(r[0]) for r in rows if dead(str(r[0]))]
+    conn.executemany("DELETE FROM leases WHERE name = ?", [(PROCESS + o,) for o in gone])
+    return len(rows) - len(gone)
 
 
 def holder(conn: Connection, name: str) -> tuple[str, float] | None:

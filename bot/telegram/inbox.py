@@ -139,7 +139,9 @@ class Inbox:
             inbox_sql.renew(conn, self.owner, until)
             owners = inbox_sql.open_owners(conn, now)
             dead = [o for o in owners if owner_dead(o, self.owner)]
-            processes = lease_sql.live_processes(conn, self.owner, now, until)
+            processes = lease_sql.live_processes(
+                conn, self.owner, now, until, lambda o: owner_dead(o, self.owner)
+            )
             return inbox_sql.claim(conn, self.owner, now, until, dead), processes
 
         rows, processes = await self.db.write(write)
