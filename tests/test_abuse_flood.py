@@ -4,12 +4,14 @@ the update slots nor stalls anyone else; the flooder is told once to slow down."
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from telegram import Update
 
+from bot.storage import inbox_sql
 from bot.telegram.outbound import send
 from bot.telegram.outbound.flood import FloodGate, Verdict
 from bot.telegram.views import texts
@@ -150,3 +152,36 @@ async def test_a_long_429_drops_the_stale_reply_with_a_log_line(
         await h.feed(factories.command("/quiz", OTHER, private(OTHER)))
         assert send.pending_retries() == 0
         assert "reply dropped" in caplog.text
+
+
+async def test_updates_taken_over_from_a_dead_process_pass_the_gate(tmp_path: Path) -> None:
+    # A process died holding a learner's updates: its gate counted them when they came, so
+    # the process that takes them over handles each, however many it claims at once.
+    async with running_bot(tmp_path, QUIZBOT_FLOOD_BURST=2, QUIZBOT_FLOOD_PER_MINUTE=6) as h:
+        inbox = h.services.inbox
+        assert inbox is not None
+        payloads = [
+            {**factories.text_message("hi", FLOODER, private(FLOODER)), "update_id": 900 + i}
+            for i in range(5)
+        ]
+        dead = "this-host-no-more:1:dead"
+        await inbox.db.write(
+            lambda c: inbox_sql.receive(
+                c,
+                [(p["update_id"], json.dumps(p)) for p in payloads],
+                h.clock.now(),
+                dead,
+                0.0,  # its lease long lapsed
+            )
+        )
+        claimed = await inbox.sweep()
+        assert [u["update_id"] for u in claimed] == [900 + i for i in range(5)]
+        for update in claimed:
+            await h.feed(update)
+        hints = [m for m in h.api.messages_to(FLOODER["id"]) if m.get("text") == texts.FREE_TEXT]
+        assert len(hints) == 5
+        assert slow_downs(h, FLOODER["id"]) == 0
+        # The learner's own next updates meet the gate as before.
+        for _ in range(4):
+            await h.feed(factories.text_message("hi", FLOODER, private(FLOODER)))
+        assert slow_downs(h, FLOODER["id"]) == 1

@@ -39,6 +39,16 @@ def test_each_process_takes_its_part_and_gets_the_whole_back() -> None:
     assert (throttle.budget, throttle.gap_s) == (12, 5.0)
 
 
+def test_a_senders_share_grows_at_once_when_a_process_goes() -> None:
+    gate = FloodGate(burst=20, per_minute=60)
+    gate.split(2)
+    assert passed(gate, 6) == 6  # 4 of this process's 10 left
+    gate.split(1)  # the other process died: its share of the sender's bucket comes here
+    assert passed(gate, 20) == 8
+    gate.split(2)
+    assert passed(gate, 20, now=4.0) == 2  # what refilled (4 s at 30 a minute), no more
+
+
 async def test_the_push_sends_its_part_of_the_rate() -> None:
     now = [0.0]
 

@@ -44,7 +44,7 @@ KEEP_DONE_S = 86400.0  # Telegram re-sends an update for up to a day at most
 # nobody holds as often, so a dead process's updates are handled within LEASE_S + SWEEP_S.
 LEASE_S = 15.0
 SWEEP_S = 2.5
-REPLAYED_KEPT = 10_000  # taps remembered as replayed; Telegram's callbacks expire long before
+REPLAYED_KEPT = 10_000  # updates remembered as replayed; Telegram's callbacks expire long before
 
 
 class Inbox:
@@ -67,6 +67,8 @@ class Inbox:
         # Taps (callback query ids) handled again from the inbox after their process died:
         # an answer it recorded is this very tap's, not a second one.
         self.replayed_taps: set[str] = set()
+        # Updates claimed from a process that died: its flood gate let them in already.
+        self.replayed: set[int] = set()
         # Bot processes on this database, counted at every sweep (this one among them); told
         # to `on_processes` when it changes, so that the bot-wide budgets are shared out.
         self.processes = 1
@@ -150,8 +152,10 @@ class Inbox:
             if self.on_processes is not None:
                 self.on_processes(processes)
         claimed = [json.loads(payload) for _, payload in rows]
-        if len(self.replayed_taps) > REPLAYED_KEPT:
+        if len(self.replayed) > REPLAYED_KEPT:
+            self.replayed.clear()
             self.replayed_taps.clear()
+        self.replayed.update(update_id for update_id, _ in rows)
         for update in claimed:
             tap = update.get("callback_query") if isinstance(update, dict) else None
             if isinstance(tap, dict) and isinstance(tap.get("id"), str):

@@ -45,8 +45,15 @@ class FloodGate:
         """One of `processes` handling the bot's updates: this one takes its part of the
         budget (a sender's updates are spread over them)."""
         burst, per_minute = self._whole
+        before = self.burst
         self.burst = max(1, math.ceil(burst / processes)) if burst > 0 else 0
         self.rate = per_minute / 60.0 / processes
+        # A sender's tokens change hands with the share: when a process dies, what its
+        # buckets held comes here (as a share of the bucket), not a bucket drained by the
+        # sender's part of the load that process carried.
+        if before > 0 and self.burst != before:
+            for bucket in self._buckets.values():
+                bucket.tokens = min(float(self.burst), bucket.tokens * self.burst / before)
 
     @property
     def enabled(self) -> bool:
