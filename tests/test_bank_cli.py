@@ -53,7 +53,7 @@ def test_validate_prints_every_problem_and_exits_1(
     ]
     # The wording of a syntax error is libyaml's own.
     assert lines[2].startswith(f"{bank / 'd.yaml'}:2: -: -: YAML syntax: ")
-    assert lines[-1] == "3 problem(s) found"
+    assert lines[-1] == "3 problems found"
 
 
 def test_validate_defaults_to_questions_in_cwd(

@@ -195,10 +195,10 @@ def test_validate_prints_rules_and_strict_makes_them_errors(
         f"{bank / 'q.yaml'}:8: q: options.1.text: [short-option] option B 'No' is under 3 "
         "characters" in captured.err
     )
-    assert "1 item-writing warning(s) (--strict makes them errors)" in captured.err
+    assert "1 item-writing warning (--strict makes them errors)" in captured.err
     assert "demo: Demo bank (DEMO-1), 1 question\n" in captured.out
     assert main(["validate", "--strict", str(bank)]) == 1
-    assert "1 problem(s) found" in capsys.readouterr().err
+    assert "1 problem found" in capsys.readouterr().err
 
 
 def test_empty_topic(tmp_path: Path) -> None:

@@ -168,7 +168,7 @@ def test_export_command_then_import_command(
     monkeypatch.setenv("QUIZBOT_QUESTIONS", str(write_bank(tmp_path / "banks", bank)))
     out = tmp_path / f"bank.{fmt}"
     assert main(["export", fmt, "--bank", "demo", "--out", str(out)]) == 0
-    assert f"{out}: 2 question(s) of bank demo as {fmt}" in capsys.readouterr().out
+    assert f"{out}: 2 questions of bank demo as {fmt}" in capsys.readouterr().out
     args = ["import", fmt, str(out), "--bank", "demo", "--out", str(tmp_path / "back")]
     assert main([*args, "--format", fmt]) == 0, capsys.readouterr().err
     from bot.bank.loader import load_bank

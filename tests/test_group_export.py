@@ -86,7 +86,7 @@ async def test_export_sends_one_row_per_member(
         assert len(documents) == 1
         message, data = documents[0]
         assert message["document"]["file_name"].endswith(".csv")
-        assert "Exam prep" in message["caption"] and "3 member(s)" in message["caption"]
+        assert "Exam prep" in message["caption"] and "3 members," in message["caption"]
         db_path = h.db_path
         last_at = h.clock.now() - 60
 
@@ -129,7 +129,7 @@ async def test_export_sends_one_row_per_member(
     args = ["export", "--chat", str(GROUP_ID), "--out", str(out), "--db", database_env(db_path)]
     assert await asyncio.to_thread(main, args) == 0  # the command runs its own event loop
     assert out.read_bytes() == data
-    assert "3 member(s)" in capsys.readouterr().out
+    assert "3 members of chat" in capsys.readouterr().out
 
 
 def test_export_needs_a_format_or_a_chat(capsys: pytest.CaptureFixture[str]) -> None:

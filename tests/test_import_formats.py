@@ -41,7 +41,7 @@ def test_moodle_xml_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = tmp_path / "fx"
     code, printed, err = run(capsys, "moodle", write(tmp_path / "q.xml", fx.MOODLE), out)
     assert code == 0, err
-    assert "2 question file(s) written; bank.yaml written; 1 multiple-answer" in printed
+    assert "2 question files written; bank.yaml written; 1 multiple-answer" in printed
     bank = load_bank(out)
     assert [(t.id, t.name) for t in bank.meta.topics] == [
         ("rag", "Retrieval augmented generation"),
@@ -64,7 +64,7 @@ def test_moodle_xml_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert judged.options[2].rationale == "Length is the bias to avoid."
     # A second import changes nothing and says so.
     code, printed, _ = run(capsys, "moodle", tmp_path / "q.xml", out)
-    assert code == 0 and "0 question file(s) written; 2 unchanged" in printed
+    assert code == 0 and "0 question files written; 2 unchanged" in printed
 
 
 def test_gift_maps_every_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,7 +109,7 @@ def test_aiken_needs_a_topic_and_the_texts_it_cannot_hold(
         capsys, "aiken", file, out, "--topic", "Fine tuning", "--fill-missing", "To be written."
     )
     assert code == 0, err
-    assert "--fill-missing stood in for 6 rationale(s) and 2 explanation(s)" in printed
+    assert "--fill-missing stood in for 6 rationales and 2 explanations" in printed
     bank = load_bank(out)
     assert {q.topic for q in bank.questions.values()} == {"fine-tuning"}
     lora = next(q for q in bank.questions.values() if q.stem.startswith("Which adapter"))
@@ -176,7 +176,7 @@ def test_anki_notes_that_do_not_fit_are_listed(
     code, printed, err = run(capsys, "anki", deck, tmp_path / "fx", *maps, "--skip-unsupported")
     assert code == 0
     assert err[0].startswith(f"skipped: {deck}: note 1003: its note type has no field")
-    assert "2 question file(s) written" in printed
+    assert "2 question files written" in printed
     # Without the required roles, nothing is read at all.
     code, _, err = run(capsys, "anki", deck, tmp_path / "other", "--map", "Question=stem")
     assert code == 1
@@ -242,7 +242,7 @@ def test_lint_warnings_are_printed_and_strict_refuses(
     code, _, err = run(capsys, "gift", file, tmp_path / "fx")
     assert code == 0
     assert any("[key-longest]" in line and "lint-me.yaml" in line for line in err)
-    assert "1 item-writing warning(s) (--strict refuses them)" in err
+    assert "1 item-writing warning (--strict refuses them)" in err
 
 
 def test_moodle_other_question_types_refuse_or_skip(

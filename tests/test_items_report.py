@@ -213,7 +213,7 @@ def test_learner_reports_are_listed_and_marked_for_review(
     assert (data["summary"]["reported"], data["summary"]["for_review"]) == (4, 2)
     assert main([*args[:2], "text", *args[3:]]) == 0
     text = capsys.readouterr().out
-    assert "  q1: 3 learner(s), typo ×2, unclear or ambiguous  REVIEW: reported by 3" in text
+    assert "  q1: 3 learners, typo ×2, unclear or ambiguous  REVIEW: reported by 3" in text
     assert main([*args[:2], "html", *args[3:]]) == 0
     html = capsys.readouterr().out
     assert "C is the &lt;right&gt; one" in html and "<right>" not in html

@@ -133,7 +133,7 @@ async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path
         fits = MemoryFits(db, FakeClock(NOW), fitter=fake_fitter)
         outcome = await fits.fit_bank(BANK)
         assert (outcome.pooled_version, outcome.learners, outcome.failed) == (1, 1, False)
-        assert line(outcome) == "learn: pooled weights version 1; 1 learner(s) with their own"
+        assert line(outcome) == "learn: pooled weights version 1; 1 learner with their own"
         ann, bob, cat = [await fits.params_for(u, BANK) for u in (ANN, BOB, CAT)]
         assert ann is not None and not ann.pooled and ann.weights[0] == pytest.approx(0.1)
         assert bob is not None and bob.pooled and bob.weights[0] == pytest.approx(0.2)
@@ -243,7 +243,7 @@ def test_fit_command_fits_every_bank_and_stats_names_the_weights(
     assert main(["fit"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out and all(
-        o.endswith(": too few reviews for a pooled fit; 0 learner(s) with their own") for o in out
+        o.endswith(": too few reviews for a pooled fit; 0 learners with their own") for o in out
     )
     assert main(["stats", "--user", "0"]) == 0
     assert "Memory model: FSRS-6 defaults (no fit yet)" in capsys.readouterr().out

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.plural import plural
 from bot.storage.sqlite.database import connect_sync
 from bot.storage.sqlite.migrations import apply_migrations, available
 from tests import factories
@@ -134,7 +135,7 @@ def test_migrate_lists_what_it_applied(
     names = [name for name, _ in available()]
     assert main(["migrate"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        f"database {path}: applied {len(names)} migration(s)",
+        f"database {path}: applied {plural(len(names), 'migration')}",
         *(f"  {name}" for name in names),
     ]
     recorded = [row[0] for row in factories.rows(path, "SELECT name FROM schema_migrations")]

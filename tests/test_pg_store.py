@@ -125,7 +125,7 @@ def test_quizbot_migrate_on_a_fresh_database_applies_the_baseline(
     assert main(["migrate"]) == 0
     assert main(["migrate"]) == 0
     out = capsys.readouterr().out
-    assert "migration(s)\n  0000_baseline" in out and "up to date" in out
+    assert "migrations\n  0000_baseline" in out and "up to date" in out
     assert "s3cret" not in out and "postgresql://postgres@127.0.0.1:" in out
 
 

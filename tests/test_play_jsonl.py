@@ -237,7 +237,7 @@ async def test_select_two_wants_two_positions_and_grades_them(tmp_path: Path) ->
         catalog=catalog,
     )
     assert (asked["kind"], asked["select"], asked["user"]) == ("multiple", 2, 1)
-    assert one == {"type": "error", "user": 1, "message": "this question asks for 2 option(s)"}
+    assert one == {"type": "error", "user": 1, "message": "this question asks for 2 options"}
     assert right["correct"] is True
     assert right["chosen"] == right["correct_options"] == [0, 2]
 

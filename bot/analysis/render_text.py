@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.analysis.model import ItemReport, QuestionStats, Status
+from bot.plural import plural
 
 
 def fmt(value: float | None, digits: int = 2) -> str:
@@ -20,16 +21,16 @@ def summary_lines(report: ItemReport) -> list[str]:
     analysed = sum(1 for q in report.questions if q.status is not Status.TOO_FEW)
     lines = [
         f"Item analysis of {report.bank_title} ({report.bank_id})",
-        f"{report.learners} learners, {report.first_attempts} first attempts; "
-        f"{analysed} of {len(report.questions)} questions with at least {report.min_n} "
-        f"first attempts; {len(report.flagged)} flagged.",
+        f"{plural(report.learners, 'learner')}, {plural(report.first_attempts, 'first attempt')}; "
+        f"{analysed} of {len(report.questions)} questions with at least "
+        f"{plural(report.min_n, 'first attempt')}; {len(report.flagged)} flagged.",
         "Only each learner's first attempt at a question counts: later attempts are learning, "
         "not measurement.",
     ]
     if report.unknown_questions:
         lines.append(
-            f"{report.unknown_questions} first attempts at questions no longer in the bank "
-            "are left out."
+            f"{plural(report.unknown_questions, 'first attempt')} at questions no longer in the "
+            "bank are left out."
         )
     return lines
 
@@ -46,7 +47,9 @@ def reported_lines(report: ItemReport) -> list[str]:
     lines = ["", "Learners' reports (one per learner and question):"]
     for q in report.reported:
         mark = f"  REVIEW: {q.review}" if q.review else ""
-        lines.append(f"  {q.question_id}: {q.learners} learner(s), {q.reason_words()}{mark}")
+        lines.append(
+            f"  {q.question_id}: {plural(q.learners, 'learner')}, {q.reason_words()}{mark}"
+        )
         lines += [f"    “{c}”" for c in q.comments]
     return lines
 

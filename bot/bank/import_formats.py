@@ -20,6 +20,7 @@ from bot.bank.importers.mcq import Defaults, Filled, Read, draft_of
 from bot.bank.importers.staging import check_plan
 from bot.bank.importers.writer import plan_drafts, write_all
 from bot.bank.loader import BANK_FILE
+from bot.plural import plural
 
 HELP = {
     "moodle": ("Moodle XML (multichoice questions)", moodle_xml.__doc__),
@@ -62,14 +63,14 @@ def _format(args: argparse.Namespace) -> str | None:
 def _refuse(lines: list[Any]) -> int:
     for line in lines:
         print(line, file=sys.stderr)
-    print(f"nothing written: {len(lines)} problem(s)", file=sys.stderr)
+    print(f"nothing written: {plural(len(lines), 'problem')}", file=sys.stderr)
     return 1
 
 
 def _summary(out: Path, plan: list[tuple[Path, str]], reads: list[Read], filled: Filled) -> str:
     questions = [p for p, _ in plan if p != out / BANK_FILE]
     topics = Counter(r.topic_name or r.topic_id for r in reads)
-    parts = [f"{out}: {len(questions)} question file(s) written"]
+    parts = [f"{out}: {plural(len(questions), 'question file')} written"]
     if any(p == out / BANK_FILE for p, _ in plan):
         parts.append("bank.yaml written")
     unchanged = len(reads) - len(questions)
@@ -80,8 +81,8 @@ def _summary(out: Path, plan: list[tuple[Path, str]], reads: list[Read], filled:
         parts.append(f"{multiple} multiple-answer")
     if filled.rationales or filled.explanations:
         parts.append(
-            f"--fill-missing stood in for {filled.rationales} rationale(s) and "
-            f"{filled.explanations} explanation(s)"
+            f"--fill-missing stood in for {plural(filled.rationales, 'rationale')} and "
+            f"{plural(filled.explanations, 'explanation')}"
         )
     by_topic = ", ".join(f"{name or '-'} {n}" for name, n in sorted(topics.items()))
     return "; ".join(parts) + f"\n  by topic: {by_topic}"
@@ -123,7 +124,10 @@ def run_import_format(args: argparse.Namespace) -> int:
     for warning in warnings:
         print(warning, file=sys.stderr)
     if warnings:
-        print(f"{len(warnings)} item-writing warning(s) (--strict refuses them)", file=sys.stderr)
+        print(
+            f"{plural(len(warnings), 'item-writing warning')} (--strict refuses them)",
+            file=sys.stderr,
+        )
     write_all(plan, out)
     print(_summary(out, plan, reads, filled))
     return 0

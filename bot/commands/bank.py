@@ -16,6 +16,7 @@ from bot.bank.importers.writer import write_drafts
 from bot.bank.lint import lint_bank
 from bot.bank.loader import BANK_FILE, bank_dir_of, load_banks
 from bot.bank.summary import summarize
+from bot.plural import plural
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
 
@@ -47,7 +48,7 @@ def _validate_file(file: Path, strict: bool) -> int:
         print(line, file=sys.stderr)
     errors = len(problems) + (len(warnings) if strict else 0)
     if errors:
-        print(f"{errors} problem(s) found", file=sys.stderr)
+        print(f"{plural(errors, 'problem')} found", file=sys.stderr)
         return 1
     print(f"{file}: valid in bank {bank_dir.name}")
     return 0
@@ -75,9 +76,9 @@ def run_validate(args: argparse.Namespace) -> int:
     errors = len(result.problems) + (len(warnings) if args.strict else 0)
     if warnings:
         counted = "counted as errors (--strict)" if args.strict else "(--strict makes them errors)"
-        print(f"{len(warnings)} item-writing warning(s) {counted}", file=sys.stderr)
+        print(f"{plural(len(warnings), 'item-writing warning')} {counted}", file=sys.stderr)
     if errors:
-        print(f"{errors} problem(s) found", file=sys.stderr)
+        print(f"{plural(errors, 'problem')} found", file=sys.stderr)
         return 1
     print("\n\n".join(summarize(bank) for bank in result.banks.values()))
     return 0
@@ -118,7 +119,8 @@ def _report_import(
     for issue in issues:
         print(issue, file=sys.stderr)
     print(
-        f"{out}: {len(report.written)} question file(s) written, {len(report.unchanged)} unchanged"
+        f"{out}: {plural(len(report.written), 'question file')} written, "
+        f"{len(report.unchanged)} unchanged"
         + (", bank.yaml written" if report.bank_file_changed else "")
     )
     if not (out / "bank.yaml").is_file():
@@ -130,7 +132,9 @@ def _report_import(
     for problem in check.problems:
         print(problem, file=sys.stderr)
     if check.problems:
-        print(f"{out} does not validate: {len(check.problems)} problem(s)", file=sys.stderr)
+        print(
+            f"{out} does not validate: {plural(len(check.problems), 'problem')}", file=sys.stderr
+        )
     return 1 if issues or check.problems else 0
 
 

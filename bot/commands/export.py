@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.bank.importers.writer import write_all
+from bot.plural import plural
 from bot.storage.factory import target_arg
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ def run_export_bank(args: argparse.Namespace) -> int:
     except ValueError as err:
         return fail(f"bank {args.bank}: {err}")
     _write(args.out, text)
-    print(f"{args.out}: {len(bank.questions)} question(s) of bank {args.bank} as {args.format}")
+    questions = plural(len(bank.questions), "question")
+    print(f"{args.out}: {questions} of bank {args.bank} as {args.format}")
     return 0
 
 
@@ -71,7 +73,7 @@ def run_export_chat(args: argparse.Namespace) -> int:
     data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(data)
-    print(f"{args.out}: {members} member(s) of chat {args.chat}")
+    print(f"{args.out}: {plural(members, 'member')} of chat {args.chat}")
     return 0
 
 

@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 from bot.config import Settings
+from bot.plural import plural
 from bot.practice.catalog import Catalog
 from bot.practice.core import open_core
 from bot.practice.fitting import FitOutcome
@@ -55,4 +56,4 @@ def line(o: FitOutcome) -> str:
         if o.pooled_version is None
         else f"pooled weights version {o.pooled_version}"
     )
-    return f"{o.bank_id}: {pooled}; {o.learners} learner(s) with their own"
+    return f"{o.bank_id}: {pooled}; {plural(o.learners, 'learner')} with their own"

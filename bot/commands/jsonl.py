@@ -19,6 +19,7 @@ from bot.domain.exam_dates import DateProblem, parse_exam_date
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.learning.memory import Confidence
+from bot.plural import plural
 from bot.practice.clock import FakeClock
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
@@ -186,7 +187,7 @@ class JsonlSession:
             raise BadRequest(f'"chosen" must name distinct positions from 0 to {n - 1}')
         if len(chosen) != q.select_count:
             # As in the chat, a wrong count is a slip to correct: the question stays open.
-            raise BadRequest(f"this question asks for {q.select_count} option(s)")
+            raise BadRequest(f"this question asks for {plural(q.select_count, 'option')}")
         outcome = await self.service.answer(
             delivery_id,
             Learner(id=user, first_name="jsonl"),

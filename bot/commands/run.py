@@ -11,6 +11,7 @@ from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
+from bot.plural import plural
 from bot.practice.catalog import Catalog
 from bot.storage.factory import display_name, prepare_database
 from bot.storage.port import DatabaseUnavailable
@@ -126,7 +127,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if not todo:
         print(f"database {display_name(settings.db)} is up to date; no migration to apply")
         return 0
-    print(f"database {display_name(settings.db)}: applied {len(todo)} migration(s)")
+    print(f"database {display_name(settings.db)}: applied {plural(len(todo), 'migration')}")
     for name in todo:
         print(f"  {name}")
     return 0

@@ -32,6 +32,7 @@ from bot.bank.importers.mcq import Choice, Read
 from bot.bank.importers.safe_zip import ZipRefused, checked_entries, extract
 from bot.bank.importers.source import SourceError, read_bytes
 from bot.bank.models import LETTERS
+from bot.plural import plural
 
 ROLES = ("stem", "options", "answer", "explanation", "rationales", "topic")
 REQUIRED_ROLES = ("stem", "options", "answer")
@@ -162,7 +163,7 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
 
     options = _option_texts(note, mapping.roles["options"])
     if len(options) < 2:
-        return f"options: {len(options)} option(s) found, a question needs at least 2"
+        return f"options: {plural(len(options), 'option')} found, a question needs at least 2"
     key = _key(strip(text("answer")), options)
     if isinstance(key, str):
         return f"answer: {key}"
@@ -170,7 +171,7 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
         line for n in mapping.roles.get("rationales", []) for line in _lines(note.fields[n])
     ]
     if rationales and len(rationales) != len(options):
-        return f"rationales: {len(rationales)} line(s) for {len(options)} options"
+        return f"rationales: {plural(len(rationales), 'line')} for {len(options)} options"
     rationales += [""] * (len(options) - len(rationales))
     choices = [
         Choice(o, i in key, r) for i, (o, r) in enumerate(zip(options, rationales, strict=True))

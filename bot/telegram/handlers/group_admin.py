@@ -13,6 +13,7 @@ import logging
 from telegram import Update
 
 from bot.domain.kinds import PollMode
+from bot.plural import plural
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
 from bot.telegram.outbound.documents import TooLarge, send_file
@@ -128,7 +129,9 @@ async def export(update: Update, context: QuizContext) -> None:
     data, members = await context.services.groups.results_csv(chat_id)
     title = update.effective_chat.title if update.effective_chat else None
     # A chat title is at most 128 characters: the caption stays far below Telegram's 1024.
-    caption = texts.EXPORT_CAPTION.format(title=html.escape(title or "this chat"), members=members)
+    caption = texts.EXPORT_CAPTION.format(
+        title=html.escape(title or "this chat"), members=plural(members, "member")
+    )
     name = f"results-{abs(chat_id)}-{dt.datetime.now(dt.UTC):%Y-%m-%d}.csv"
     try:
         await send_file(context.bot, chat_id, data, name, caption)
