@@ -63,6 +63,13 @@ def test_readme_is_a_front_door() -> None:
     assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
 
 
+def test_readme_states_the_streak_freeze() -> None:
+    """Learners are promised a streak that forgives a missed day: the front door says so."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    (rule,) = [part for part in text.split("- **") if "freeze" in part]
+    assert "one missed day a week" in rule and "`/stats`" in rule
+
+
 @pytest.mark.parametrize("doc", ALL, ids=_name)
 def test_relative_links_resolve(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
