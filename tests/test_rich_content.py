@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,13 @@ import pytest
 from bot.bank.loader import load_bank
 from bot.bank.models import LETTERS, Bank, Question
 from bot.bank.rich import plain_text
+from bot.commands.jsonl_io import play_jsonl
 from bot.commands.play import play
 from bot.practice.catalog import Catalog
 from bot.telegram.views import question_media
 from bot.telegram.views.question_media import image_key
 from tests import factories, groups_support
+from tests.backend import database
 from tests.botharness import Harness, running_bot
 
 RICH = Path(__file__).resolve().parent / "fixtures" / "rich"
@@ -207,6 +210,28 @@ async def test_play_shows_formulas_and_code_as_plain_text(tmp_path: Path) -> Non
             words = " ".join(text.split())
             assert "computes softmax(QK^T / √d_k) V. Why are the scores divided by √d_k?" in words
             assert "Var(q · k) = d_k" in words  # the explanation's formula
+
+
+async def test_play_jsonl_keeps_the_formula_source(tmp_path: Path) -> None:
+    # Another front end typesets formulas its own way: it needs the source, not √d_k.
+    fixture = load_bank(RICH)
+    question = fixture.questions["arch-attention-scaling"]
+    options = [o.model_dump() for o in question.options]
+    options[2]["text"] = r"It halves the memory the $n \times n$ score matrix needs."
+    bank = only(fixture, question.id, options=options)
+    out = io.StringIO()
+    catalog = Catalog({"rich": bank})
+    requests = io.StringIO(json.dumps({"cmd": "next", "user": 3}) + "\n")
+    code = await play_jsonl(catalog, database(tmp_path / "j.db"), None, 1, None, requests, out)
+    assert code == 0
+    (reply,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert reply["type"] == "question" and reply["question_id"] == question.id
+    assert reply["stem"] == question.stem
+    assert r"$\mathrm{softmax}(QK^T / \sqrt{d_k})\,V$" in reply["stem"]
+    assert "√" not in reply["stem"]
+    # Options come in the order shown; each keeps its text as written, dollars and all.
+    assert sorted(reply["options"]) == sorted(o["text"] for o in options)
+    assert r"It halves the memory the $n \times n$ score matrix needs." in reply["options"]
 
 
 async def test_daily_push_sends_the_picture_with_its_buttons_once(tmp_path: Path) -> None:
