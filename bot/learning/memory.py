@@ -242,7 +242,7 @@ _EPOCH = dt.datetime(2000, 1, 1, tzinfo=UTC)
 # its last review, and schedules whole days (no fuzzing, no learning steps): the library's
 # answer is memoised on those and the grade. Learners walk the same few paths (a right first
 # answer, then a wrong one two days later...), so most answers meet a known case; the library
-# builds a Card, copies it and a ReviewLog per call (~40 µs). tests/test_learning_memory.py
+# builds a Card, copies it and a ReviewLog per call. tests/test_learning_memory.py
 # checks the memoised states equal the library's own over thousands of random histories.
 @lru_cache(maxsize=1 << 16)
 def _scheduled(

@@ -39,8 +39,8 @@ TOKEN_LENGTH = 4
 
 
 # Random bytes from the OS, drawn a few hundred at a time: secrets.choice reads the OS's
-# randomness once per character, a system call each (~25 µs a token, most of a pick's own
-# Python). A byte below 252 (7 × 36) picks a character uniformly; the rest are skipped.
+# randomness once per character, a system call each (most of a pick's own Python). A byte
+# below 252 (7 × 36) picks a character uniformly; the rest are skipped.
 _RANDOM_BYTES = bytearray()
 _UNIFORM_BELOW = 256 - 256 % len(TOKEN_CHARS)
 # A forked child (the bank loader's parse helper) must not hand out the parent's next tokens.
