@@ -51,10 +51,17 @@ ALLOWED_DRIVERS = ("bot.storage.sqlite", "bot.bank.importers.anki")
 TESTS = BOT.parent / "tests"
 # The adapters allowed a dependency's private name: PTB publishes no alias for the "default
 # value or value" parameters of BaseRequest.do_request, which the fake request must spell to
-# override it (test_private_names_the_adapter_uses_still_exist fails if it goes). The other,
-# bot/storage/sqlite/aio.py, reads aiosqlite's private methods off a connection (which this
-# import check cannot see; tests/test_db_readers.py guards them).
+# override it (test_private_names_the_adapter_uses_still_exist fails if it goes).
 PRIVATE_ADAPTERS = {"tests.fakes.request": "telegram._utils.types"}
+# The bot's files that read a dependency's private attribute off an object, each with a test
+# that fails loudly when the dependency changes it: aiosqlite's connection internals
+# (tests/test_db_readers.py), PTB's Bot._post (tests/test_json_api.py), matplotlib's per-glyph
+# drawing (tests/test_charts.py).
+PRIVATE_ATTRIBUTE_ADAPTERS = {
+    "bot/storage/sqlite/aio.py",
+    "bot/telegram/outbound/json_api.py",
+    "bot/charts/agg_glyphs.py",
+}
 
 
 def module_name(path: Path) -> str:
@@ -184,6 +191,36 @@ def test_no_private_name_of_a_dependency_outside_the_one_adapter() -> None:
                                 ".".join(path.relative_to(BOT.parent).with_suffix("").parts))
     ]  # fmt: skip
     assert found == []
+
+
+def private_attributes(path: Path) -> list[str]:
+    """Private attributes read off anything but `self` or `cls` (or a standard-library module,
+    e.g. argparse._SubParsersAction in a type hint)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+            continue
+        if node.attr.startswith("__"):
+            continue
+        base = node.value
+        if isinstance(base, ast.Name) and (
+            base.id in ("self", "cls") or base.id in sys.stdlib_module_names
+        ):
+            continue
+        out.append(f"{path.relative_to(BOT.parent)}:{node.lineno} {ast.unparse(node)}")
+    return out
+
+
+def test_private_attributes_are_read_only_in_the_adapters() -> None:
+    found = [
+        use
+        for path in sorted(BOT.rglob("*.py"))
+        if path.relative_to(BOT.parent).as_posix() not in PRIVATE_ATTRIBUTE_ADAPTERS
+        for use in private_attributes(path)
+    ]
+    assert found == []
+    for adapter in PRIVATE_ATTRIBUTE_ADAPTERS:  # each still needs its exemption
+        assert private_attributes(BOT.parent / adapter), adapter
 
 
 def test_the_private_check_sees_private_names(tmp_path: Path) -> None:
