@@ -62,7 +62,9 @@ class GroupService:
         """The chat's lock around "reveal what is open, then post the next question".
 
         Two /quiz close together would otherwise both post, and the second would try to
-        reveal the first while its sendMessage is still in flight.
+        reveal the first while its sendMessage is still in flight. It covers this process
+        only, and spares it database round trips; the poster takes the chat's lease row
+        inside it for the other processes on the database (`group_rounds.post_lease`).
         """
         lock = self._posting.get(chat_id)
         if lock is None:

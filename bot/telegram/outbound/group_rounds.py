@@ -8,8 +8,11 @@ back, so a restart neither loses nor repeats a reveal.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any, cast
 
 from telegram import InputFile, Message
@@ -24,6 +27,9 @@ from bot.domain.models import Delivery
 from bot.practice.catalog import Catalog
 from bot.practice.groups import GroupService
 from bot.practice.media_files import MediaFiles
+from bot.schedule.lease import owner_dead
+from bot.storage import lease_sql
+from bot.storage.port import Connection
 from bot.telegram.context import QuizContext, Services
 from bot.telegram.outbound.failures import retry_seconds
 from bot.telegram.outbound.guarded import guarded
@@ -37,6 +43,11 @@ JOB_SLACK_S = 0.5
 SWEEP_JOB = "group-sweep"
 SWEEP_EVERY_S = 20.0
 MAX_POST_TRIES = 4  # a question's first send and its retries after flood bans
+# A post (reveals, then a send) holds its chat's lease row this long at most, unrenewed: well
+# over what one takes, and what another process waits at worst for a holder that died
+# mid-post on another host (one of this host is known dead at once).
+POST_LEASE_S = 30.0
+POST_POLL_S = 0.05  # a post waiting for another process's lease tries again this often
 
 
 async def send_quiz_poll(
@@ -171,8 +182,44 @@ async def post_question(
     recorded, so it finds that question posted and reveals it, rather than racing its send.
     A question that meets flood control is posted again later (`schedule_retry`).
     """
-    async with services.groups.posting(chat_id):
+    async with services.groups.posting(chat_id), post_lease(services, chat_id):
         return await _post_question(bot, services, job_queue, chat_id, source, tries)
+
+
+@contextlib.asynccontextmanager
+async def post_lease(
+    services: Services, chat_id: int, wall: Callable[[], float] = time.time
+) -> AsyncIterator[None]:
+    """The chat's lease row "post:<chat_id>" around a post: the in-process lock's equal among
+    the processes on the database (a /quiz reaches any of them in webhook mode).
+
+    A live process's lease is waited for until released or lapsed (POST_LEASE_S at most);
+    a dead holder's is taken over at once. The wall clock: leases are shared by processes,
+    which never share the bot's clock (tests step it).
+    """
+    name = f"post:{chat_id}"
+    me = services.push.owner  # this process's id among the bot's processes
+
+    def take(conn: Connection) -> bool:
+        now = wall()
+        current = lease_sql.holder(conn, name)
+        dead = current[0] if current and owner_dead(current[0], me) else None
+        return lease_sql.hold(conn, name, me, now, now + POST_LEASE_S, dead)
+
+    give_up_at = wall() + POST_LEASE_S
+    # Nobody renews a post lease, so by give_up_at the holder's has lapsed and a try took
+    # it; the bound only keeps a clock that jumped from holding the post back for good.
+    while not await services.db.write(take):
+        if wall() >= give_up_at:
+            break
+        await asyncio.sleep(POST_POLL_S)
+    try:
+        yield
+    finally:
+        try:
+            await services.db.write(lambda conn: lease_sql.release(conn, name, me))
+        except Exception as err:  # the lease lapses by itself: the next post waits that long
+            log.warning("chat %s: posting lease not released: %s", chat_id, err)
 
 
 def schedule_retry(
