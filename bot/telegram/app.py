@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import logging
 import random
+from collections.abc import Coroutine
 from typing import Any
 
 from telegram import (
@@ -45,43 +46,39 @@ from bot.telegram.webhook_guard import CountingQueue
 log = logging.getLogger(__name__)
 
 
-def build_application(
-    settings: Settings,
-    catalog: Catalog,
-    *,
-    request: BaseRequest | None = None,
-    updates_request: BaseRequest | None = None,
-    push_request: BaseRequest | None = None,
-    clock: Clock | None = None,
-    rng: random.Random | None = None,
-    with_updater: bool = True,
-) -> QuizApp:
-    """The bot, ready for run_polling/run_webhook (or process_update in tests).
+@dataclasses.dataclass
+class Lifecycle:
+    """What the Application does at its start and stop: open the database and the services
+    (post_init), let the push record its sends (post_stop), close everything (post_shutdown).
 
     The daily push sends through its own bot object and connection pool (`push_request`; by
-    default a request sized to the push window): it keeps up to 32 sends in flight, and
-    on the replies' pool those would leave learners' answers waiting for a connection (and
-    failing with a pool timeout). Tests that inject `request` and no `push_request` get one
-    shared request, as before.
+    default a request sized to the push window): it keeps up to 32 sends in flight, and on the
+    replies' pool those would leave learners' answers waiting for a connection (and failing
+    with a pool timeout). Tests that inject `request` and no `push_request` get one shared
+    request, as before.
     """
-    clock = clock or SystemClock()
-    processor = InboxProcessor(32)
-    if request is not None:
-        fetching = InboxRequest(updates_request or request)
-    else:
-        fetching = InboxRequest(make_request(settings.http, read_timeout=40))
-    own_push_request: list[BaseRequest] = []  # created in post_init, closed in post_shutdown
-    background: list[asyncio.Task[None]] = []  # start-up work that must not delay the start
 
-    async def push_bot(app: QuizApp) -> ExtBot[None]:
-        if push_request is None and request is not None:
+    settings: Settings
+    catalog: Catalog
+    clock: Clock
+    rng: random.Random | None
+    processor: InboxProcessor
+    fetching: InboxRequest
+    shared_request: bool  # a test's request: the push sends through the app's own bot
+    push_request: BaseRequest | None = None
+    own_push_request: list[BaseRequest] = dataclasses.field(default_factory=list)
+    # Start-up work that must not delay the start, cancelled at shutdown.
+    background: list[asyncio.Task[None]] = dataclasses.field(default_factory=list)
+
+    async def push_bot(self, app: QuizApp) -> ExtBot[None]:
+        if self.push_request is None and self.shared_request:
             return app.bot
-        if push_request is not None:
-            req = push_request
-        else:
-            # A connection per send in flight and a few spare: a push send never waits for the
-            # pool, so a pool timeout (which PTB reports as TimedOut, i.e. a retry) cannot
-            # happen on a healthy network.
+        settings = self.settings
+        # A connection per send in flight and a few spare: a push send never waits for the
+        # pool, so a pool timeout (which PTB reports as TimedOut, i.e. a retry) cannot happen
+        # on a healthy network.
+        req = self.push_request
+        if req is None:
             req = make_request(
                 settings.http, connection_pool_size=push_window(push_rate(settings)) + 4
             )
@@ -96,55 +93,59 @@ def build_application(
         # The request only, not bot.initialize(): that would call getMe again, one more way for
         # the start to fail, for a bot identity the main bot has already checked.
         await req.initialize()
-        own_push_request.append(req)
+        self.own_push_request.append(req)
         return bot
 
-    async def post_init(app: QuizApp) -> None:
+    def _in_background(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self.background.append(task)
+
+    async def post_init(self, app: QuizApp) -> None:
+        settings = self.settings
         db = open_database(
             settings.db, default_timezone=settings.default_timezone, durability=settings.durability
         )
         await db.open()
-        core = build_core(db, catalog, settings, clock=clock, rng=rng)
+        core = build_core(db, self.catalog, settings, clock=self.clock, rng=self.rng)
         # The push sends through its own bot (and connection pool); pushed quiz polls too.
-        services = telegram_services(app, core, await push_bot(app))
-        services.inbox = processor.inbox = fetching.inbox = Inbox(db, core.clock)
-        services.inbox.on_unsaved = functools.partial(tell_unsaved, app)
-        services.inbox.on_processes = functools.partial(
+        services = telegram_services(app, core, await self.push_bot(app))
+        inbox = services.inbox = self.processor.inbox = self.fetching.inbox = Inbox(db, core.clock)
+        inbox.on_unsaved = functools.partial(tell_unsaved, app)
+        inbox.on_processes = functools.partial(
             split_budgets, services, polling=not settings.webhook_url
         )
         app.bot_data.services = services
         # Updates stored and not handled (this process's last run died, or another process
         # did): claimed now and every few seconds, and handled here.
-        sweeps = services.inbox.sweep_forever(lambda updates: enqueue(app, updates))
-        background.append(asyncio.get_running_loop().create_task(sweeps, name="quizbot:inbox"))
+        self._in_background(
+            inbox.sweep_forever(lambda updates: enqueue(app, updates)), "quizbot:inbox"
+        )
         # A /reload (or SIGHUP) in another process on the database reaches this one as often.
         await reload.note_bank_version(services)
-        follow = reload.follow_forever(services, SWEEP_S)
-        background.append(asyncio.get_running_loop().create_task(follow, name="quizbot:reloads"))
+        self._in_background(reload.follow_forever(services, SWEEP_S), "quizbot:reloads")
         ticker = app.bot_data.ticker = Ticker(core.clock)
         await start_jobs(app, services, ticker)
         # The command menus are cosmetic: set in the background, retried, never fatal.
-        menus = asyncio.get_running_loop().create_task(set_menus(app), name="quizbot:menus")
-        background.append(menus)
+        self._in_background(set_menus(app), "quizbot:menus")
         await status.mark_started(app, services, ticker)
-        background.append(ticker.start())
+        self.background.append(ticker.start())
         reload.install_sighup(app)
         log.info(
             "ready: %d questions in %d bank(s), database %s",
-            catalog.question_count(),
-            len(catalog.banks),
+            self.catalog.question_count(),
+            len(self.catalog.banks),
             display_name(settings.db),
         )
 
-    async def post_stop(app: QuizApp) -> None:
+    async def post_stop(self, app: QuizApp) -> None:
         # Before the bot's connection closes: let the push record what it sent.
         services = app.bot_data.services
         if services is not None:
             await services.push.stop()
 
-    async def post_shutdown(app: QuizApp) -> None:
-        while background:
-            task = background.pop()
+    async def post_shutdown(self, app: QuizApp) -> None:
+        while self.background:
+            task = self.background.pop()
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         services = app.bot_data.services
@@ -154,8 +155,8 @@ def build_application(
             if services.inbox is not None:
                 await services.inbox.close()
             await services.push.stop()
-            while own_push_request:  # after the push stopped: nothing sends through it now
-                await own_push_request.pop().shutdown()
+            while self.own_push_request:  # after the push stopped: nothing sends through it
+                await self.own_push_request.pop().shutdown()
             reload.remove_sighup()
             await cancel_retries()
             await status.mark_stopped(app, services)
@@ -168,6 +169,36 @@ def build_application(
             # threads would otherwise keep the process alive after a SIGTERM.
             await services.db.close()
 
+
+def build_application(
+    settings: Settings,
+    catalog: Catalog,
+    *,
+    request: BaseRequest | None = None,
+    updates_request: BaseRequest | None = None,
+    push_request: BaseRequest | None = None,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+    with_updater: bool = True,
+) -> QuizApp:
+    """The bot, ready for run_polling/run_webhook (or process_update in tests); the push's
+    own request is `Lifecycle`'s."""
+    processor = InboxProcessor(32)
+    fetching = InboxRequest(
+        (updates_request or request)
+        if request is not None
+        else make_request(settings.http, read_timeout=40)
+    )
+    life = Lifecycle(
+        settings,
+        catalog,
+        clock or SystemClock(),
+        rng,
+        processor,
+        fetching,
+        shared_request=request is not None,
+        push_request=push_request,
+    )
     builder = (
         Application.builder()
         .token(settings.require_token())
@@ -181,16 +212,16 @@ def build_application(
         .update_queue(CountingQueue())
         # No AIORateLimiter: it would put learners' replies in one queue with the push, so a
         # big push would make every reply wait; the push is paced by bot/schedule instead.
-        .post_init(post_init)
-        .post_stop(post_stop)
-        .post_shutdown(post_shutdown)
+        .post_init(life.post_init)
+        .post_stop(life.post_stop)
+        .post_shutdown(life.post_shutdown)
+        .request(
+            request
+            if request is not None
+            else make_request(settings.http, connection_pool_size=32)
+        )
+        .get_updates_request(fetching)
     )
-    if request is not None:
-        builder = builder.request(request).get_updates_request(fetching)
-    else:
-        builder = builder.request(
-            make_request(settings.http, connection_pool_size=32)
-        ).get_updates_request(fetching)
     if not with_updater:
         builder = builder.updater(None)
     app: QuizApp = builder.build()
