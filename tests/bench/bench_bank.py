@@ -256,19 +256,16 @@ def main() -> None:
         report(f"load and validate {QUESTIONS:,} questions", loads, with_rss=True)
         # On a busy machine wall time is mostly waiting for a core: a quiet machine's wall
         # time is close to the CPU time, so the warm verdict is on the best CPU time. A cold
-        # load uses two cores, so its CPU time is above its wall time: judged on wall.
+        # load has no target (one process parses every file): its figures are reported.
         best = min(loads[-2].cpu)
         verdict = "ok" if best <= TARGET_SECONDS else "MISSED"
         print(
             f"   warm load: min wall {min(loads[-2].wall):.2f} s, min cpu {best:.2f} s"
             f" (target <= {TARGET_SECONDS:g} s on a quiet machine, judged on CPU: {verdict})"
         )
-        cold = min(loads[-4].wall)
-        verdict = "ok" if cold <= TARGET_SECONDS else "MISSED"
         print(
-            f"   cold load: min wall {cold:.2f} s, min cpu {min(loads[-4].cpu):.2f} s, of which"
-            f" the loading process {min(loads[-4].main):.2f} s"
-            f" (target <= {TARGET_SECONDS:g} s on a quiet machine, judged on wall: {verdict})"
+            f"   cold load: min wall {min(loads[-4].wall):.2f} s,"
+            f" min cpu {min(loads[-4].cpu):.2f} s"
         )
 
         dbs = {"A": folder / "a" / "bot.sqlite3", "B": folder / "b" / "bot.sqlite3"}
