@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from bot.bank.cache import cache_path
@@ -17,13 +18,20 @@ from bot.config import Settings
 from bot.storage import bot_status
 from bot.storage.factory import connect_blocking, display_name, is_postgres, sqlite_path
 from bot.storage.port import Connection, StorageError
-from bot.storage.sqlite.database import quick_check, read_only
+from bot.storage.sqlite.database import file_identity, quick_check, read_only
 
 # The bot writes a heartbeat every HEARTBEAT_INTERVAL_S; a few missed ones mean it is stuck.
 HEARTBEAT_INTERVAL_S = 30.0
 FUTURE_SLACK_S = 5.0
 MIN_FREE_BYTES = 1 << 20
 DEFAULT_MAX_HEARTBEAT_AGE_S = 4 * HEARTBEAT_INTERVAL_S
+# The bot_status key of the SQLite file the running bot opened ("device:inode").
+DB_FILE_KEY = "db_file"
+
+
+def database_file(target: str | Path) -> str | None:
+    """The identity of the database file `target` names; None on PostgreSQL (no file)."""
+    return None if is_postgres(target) else file_identity(sqlite_path(target))
 
 
 def iso(ts: float | None) -> str | None:
@@ -40,8 +48,11 @@ def _float(value: str | None) -> float | None:
         return None
 
 
-def database_report(conn: Connection, now: float) -> dict[str, Any]:
-    """What the database says about the bot: schema, status keys, push backlog."""
+def database_report(
+    conn: Connection, now: float, target: str | Path | None = None
+) -> dict[str, Any]:
+    """What the database says about the bot: schema, status keys, push backlog. `target`: the
+    database's QUIZBOT_DB, whose file is checked against the one the running bot opened."""
     migrations = bot_status.schema_version(conn)
     status = bot_status.read_status(conn)
     started = _float(status.get("started_at"))
@@ -50,7 +61,7 @@ def database_report(conn: Connection, now: float) -> dict[str, Any]:
     last_update = _float(status.get("last_update_at"))
     running = started is not None and (stopped is None or stopped < started)
     today = datetime.fromtimestamp(now, UTC).date().isoformat()
-    return {
+    report: dict[str, Any] = {
         "ok": True,
         "schema_version": migrations[-1] if migrations else None,
         "migrations": len(migrations),
@@ -65,6 +76,16 @@ def database_report(conn: Connection, now: float) -> dict[str, Any]:
         },
         "push_backlog": bot_status.push_backlog(conn, now, today),
     }
+    opened = status.get(DB_FILE_KEY)
+    if running and target is not None and opened and database_file(target) != opened:
+        # The bot's writes go to the file it opened, which no restart finds any more; its
+        # heartbeat would only show it after minutes.
+        report["ok"] = False
+        report["error"] = (
+            f"the database file {target} is not the one the running bot opened (replaced or "
+            "deleted): restart the bot on the right file"
+        )
+    return report
 
 
 def _postgres(url: str, now: float) -> dict[str, Any]:
@@ -93,7 +114,7 @@ def _database(settings: Settings, now: float, deep: bool) -> dict[str, Any]:
         return {"ok": False, "path": str(path), "error": "no database file"}
     try:
         with read_only(path) as conn:
-            report = database_report(conn, now)
+            report = database_report(conn, now, path)
             if deep:
                 report["quick_check"] = quick_check(conn)[:5]
     except StorageError as err:

@@ -10,7 +10,7 @@ import logging
 
 from telegram import Update
 
-from bot.health import HEARTBEAT_INTERVAL_S
+from bot.health import DB_FILE_KEY, HEARTBEAT_INTERVAL_S, database_file
 from bot.schedule.ticker import Ticker
 from bot.storage.bot_status import set_status
 from bot.telegram.context import OpsState, QuizApp, QuizContext, Services
@@ -70,9 +70,10 @@ async def mark_started(app: QuizApp, services: Services, ticker: Ticker | None =
     goes on beating at the current wall time after the wall clock steps back)."""
     now = repr(services.clock.now())
     mode = "webhook" if services.settings.webhook_url else "polling"
-    await _write(
-        services, {"started_at": now, "heartbeat_at": now, "stopped_at": None, "mode": mode}
-    )
+    values = {"started_at": now, "heartbeat_at": now, "stopped_at": None, "mode": mode}
+    # The file just opened, for health to tell whether the file at the path is still it.
+    values[DB_FILE_KEY] = database_file(services.settings.db)
+    await _write(services, values)
     if ticker is not None:
         state = ops_state(app)
         ticker.every(HEARTBEAT_JOB, HEARTBEAT_INTERVAL_S, lambda: write_heartbeat(services, state))

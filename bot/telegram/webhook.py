@@ -203,8 +203,10 @@ async def live_report(app: QuizApp, state: WebhookState) -> dict[str, Any]:
     database: dict[str, Any] = {"ok": False, "error": "not started"}
     if services is not None:
         try:
-            full = await services.db.read(lambda conn: database_report(conn, now))
-            database = {k: full[k] for k in ("ok", "schema_version", "push_backlog")}
+            target = services.settings.db
+            full = await services.db.read(lambda conn: database_report(conn, now, target))
+            keys = ("ok", "error", "schema_version", "push_backlog")
+            database = {k: full[k] for k in keys if k in full}
             if services.db.fault is not None:
                 # Reads work on a full disk; the writes that matter (answers) do not.
                 database.update(ok=False, error=f"writes failing: {services.db.fault}")

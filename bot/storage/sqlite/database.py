@@ -133,7 +133,28 @@ def read_only(path: Path | str, timeout_s: float = 5.0) -> Iterator[sqlite3.Conn
 
 def quick_check(conn: sqlite3.Connection) -> list[str]:
     """SQLite's quick_check: ["ok"], or what it found damaged."""
-    return [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
+    found: list[str] = []
+    try:
+        for row in conn.execute("PRAGMA quick_check"):
+            found.append(str(row[0]))
+    except sqlite3.DatabaseError as err:
+        # Some damage (a page header overwritten) stops the check with an error instead of a
+        # row: that error is what it found, not a failure of the check.
+        code = getattr(err, "sqlite_errorcode", 0) & 0xFF
+        if code not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise
+        found.append(str(err))
+    return found
+
+
+def file_identity(path: Path | str) -> str | None:
+    """The file at `path` as "device:inode" (None when there is none): another file put there
+    (a restore copied over it) or none at all (deleted) is a different identity."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return f"{stat.st_dev}:{stat.st_ino}"
 
 
 def configure(conn: sqlite3.Connection) -> None:
@@ -227,10 +248,16 @@ class Database:
             raise open_failure(self.path, err) from err
         if applied:
             log.info("database %s: applied migrations %s", self.path, ", ".join(applied))
-        await self.call(configure_writer)
-        await self.call(lambda c: c.execute(f"PRAGMA synchronous={self.synchronous}"))
-        self._readers = await ReaderPool.open(self.path, READERS, configure)
-        found = await self.read(quick_check)
+        try:
+            await self.call(configure_writer)
+            await self.call(lambda c: c.execute(f"PRAGMA synchronous={self.synchronous}"))
+            self._readers = await ReaderPool.open(self.path, READERS, configure)
+            # On the writer, outside a transaction: in a reader's snapshot SQLite would report
+            # the damage again at its COMMIT, as an error instead of a finding.
+            found = await self.call(quick_check)
+        except BaseException:
+            await self.close()  # as above: a store that did not open keeps no thread
+            raise
         if found != ["ok"]:
             log.error(
                 "database %s: quick_check found damage (restore a backup): %s",
