@@ -4,6 +4,7 @@ file over the size limit, invalid UTF-8."""
 
 from __future__ import annotations
 
+import sqlite3
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -182,3 +183,41 @@ def test_invalid_utf8_names_the_line(
     err = refused(capsys, tmp_path, fmt, file, "--format", fmt)
     assert err[0].startswith(f"{file}:3: not UTF-8: byte 0xff at offset ")
     assert "(line 3, column 4)" in err[0]
+
+
+def _with_col(tmp_path: Path, column: str, value: str) -> Path:
+    """The test package with one JSON column of its `col` row replaced, stored uncompressed
+    (a crafted package need not deflate: 400 KB of brackets cost nothing to ship)."""
+    deck = fx.apkg(tmp_path / "deck.apkg")
+    db = tmp_path / "collection.sqlite"
+    with zipfile.ZipFile(deck) as archive:
+        db.write_bytes(archive.read("collection.anki21"))
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute(f"UPDATE col SET {column} = ?", (value,))
+    conn.close()
+    crafted = tmp_path / "crafted.apkg"
+    with zipfile.ZipFile(crafted, "w", zipfile.ZIP_STORED) as archive:
+        archive.write(db, "collection.anki21")
+    return crafted
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "what"),
+    [
+        ("models", "[]", "col.models is a JSON array, not an object of models by id"),
+        ("decks", "[]", "col.decks is a JSON array, not an object of decks by id"),
+        ("models", '"text"', "col.models is a JSON string, not an object of models by id"),
+        ("models", "[" * 200_000 + "]" * 200_000, "col.models is JSON nested too deeply"),
+    ],
+    ids=["models-list", "decks-list", "models-string", "models-deep"],
+)
+def test_a_crafted_collection_is_refused_with_what_is_wrong(
+    column: str, value: str, what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deck = _with_col(tmp_path, column, value)
+    err = refused(capsys, tmp_path, "anki", deck, *MAPS)
+    assert err == [
+        f"{deck}: the collection inside is not an Anki database Anki wrote ({what})",
+        "nothing written: 1 problem",
+    ]

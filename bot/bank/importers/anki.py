@@ -42,6 +42,7 @@ COLLECTIONS = ("collection.anki21", "collection.anki2")
 # with a runaway recursive query, say) cannot keep the import busy.
 MAX_QUERY_STEPS = 50_000_000
 _LABEL = re.compile(r"^\s*([A-La-l])[.)]\s+")
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
 @dataclass
@@ -83,6 +84,25 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
+def _col_json(conn: sqlite3.Connection, column: str) -> dict[str, Any]:
+    """The JSON object the legacy schema keeps in one column of `col` (models or decks).
+
+    ValueError when it is not one: a list there, or arrays nested deep enough to exhaust the
+    JSON decoder's recursion (a stored zip entry makes that cheap), is a crafted collection.
+    """
+    row = conn.execute(f"SELECT {column} FROM col").fetchone()
+    if row is None:
+        raise ValueError("its col table is empty")
+    try:
+        value = json.loads(row[0])
+    except RecursionError:
+        raise ValueError(f"col.{column} is JSON nested too deeply") from None
+    if not isinstance(value, dict):
+        kind = _JSON_KINDS.get(type(value), "value")
+        raise ValueError(f"col.{column} is a JSON {kind}, not an object of {column} by id")
+    return value
+
+
 def _field_names(conn: sqlite3.Connection) -> dict[int, list[str]]:
     """Field names of each note type, in their order."""
     if "fields" in _tables(conn):  # the schema of Anki 2.1.28 and later
@@ -90,7 +110,7 @@ def _field_names(conn: sqlite3.Connection) -> dict[int, list[str]]:
         for ntid, name in conn.execute("SELECT ntid, name FROM fields ORDER BY ntid, ord"):
             names.setdefault(int(ntid), []).append(str(name))
         return names
-    models: dict[str, Any] = json.loads(conn.execute("SELECT models FROM col").fetchone()[0])
+    models = _col_json(conn, "models")
     return {
         int(mid): [str(f["name"]) for f in sorted(model["flds"], key=lambda f: f["ord"])]
         for mid, model in models.items()
@@ -101,7 +121,7 @@ def _deck_names(conn: sqlite3.Connection) -> dict[int, str]:
     if "decks" in _tables(conn):
         rows = conn.execute("SELECT id, name FROM decks").fetchall()
         return {int(i): str(n).replace("\x1f", "::") for i, n in rows}
-    decks: dict[str, Any] = json.loads(conn.execute("SELECT decks FROM col").fetchone()[0])
+    decks = _col_json(conn, "decks")
     return {int(i): str(d["name"]) for i, d in decks.items()}
 
 
