@@ -26,6 +26,9 @@ def formula_error(source: str) -> str | None:
     """Why mathtext cannot parse `$source$` (the last line of its message), or None."""
     try:
         _parser().parse(f"${source}$")
+    except RecursionError:
+        # mathtext's parser recurses once per level of nesting.
+        return "nested too deeply to typeset"
     except ValueError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         message = lines[-1] if lines else "mathtext cannot parse it"

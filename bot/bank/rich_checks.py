@@ -59,7 +59,17 @@ def image_check(question: Question, path: Path, line: Lines) -> tuple[Problem | 
     if question.image is None:
         return None, None
     candidate = path.parent / question.image
-    found = image_problem(candidate)
+    resolved = candidate.resolve()
+    found: str | None
+    if not resolved.is_relative_to(path.parent.resolve()):
+        # A link in the bank's folder may point anywhere (git keeps links): the bot sends
+        # only what lives beside its questions.
+        found = f"image {question.image!r} leads outside the bank's folder"
+    elif resolved.exists() and not resolved.is_file():
+        # Checked before anything opens it: reading a named pipe would wait for ever.
+        found = f"image {question.image!r} is not a regular file"
+    else:
+        found = image_problem(candidate)
     if found is not None:
         return Problem(path, line(("image",)), question.id, "image", found), None
-    return None, candidate.resolve()
+    return None, resolved

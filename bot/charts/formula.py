@@ -8,6 +8,9 @@ import io
 import textwrap
 from collections.abc import Sequence
 
+from PIL import Image
+
+from bot.bank.images import MAX_RATIO, MAX_SIDES_PX
 from bot.bank.rich import pieces
 from bot.charts.style import DPI, INK, new_figure
 
@@ -17,7 +20,7 @@ LINE_IN = 0.42  # height of one line; a line with a fraction gets more
 TALL_LINE_IN = 0.7
 PAD_IN = 0.25
 # Bumped when the drawing changes, so pictures cached under the old look are drawn again.
-STYLE = "formula-1"
+STYLE = "formula-2"
 
 
 def picture_key(lines: Sequence[str]) -> str:
@@ -90,4 +93,21 @@ def formula_png(lines: Sequence[str]) -> bytes:
         pad_inches=PAD_IN,
         pil_kwargs={"compress_level": 1},
     )
+    return _within_photo_limits(out.getvalue())
+
+
+def _within_photo_limits(png: bytes) -> bytes:
+    """The picture as Telegram takes a photo: a long one-line formula drawn wider than
+    MAX_RATIO times its height gets white space above and below; one too wide for any photo
+    raises ValueError (the question then goes without it)."""
+    with Image.open(io.BytesIO(png)) as image:
+        width, height = image.size
+        if width + height > MAX_SIDES_PX:
+            raise ValueError(f"the formulas are drawn {width} px wide, too wide for a photo")
+        if width <= (MAX_RATIO - 1) * height:
+            return png
+        taller = Image.new("RGBA", (width, -(-width // (MAX_RATIO - 1))), "white")
+        taller.paste(image, (0, (taller.height - height) // 2))
+    out = io.BytesIO()
+    taller.save(out, format="png", compress_level=1)
     return out.getvalue()

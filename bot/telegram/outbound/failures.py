@@ -33,6 +33,9 @@ NO_RIGHTS = (
 
 # BadRequest texts for a file_id this bot cannot send (another bot's, or expired): upload anew.
 BAD_FILE_ID = ("wrong file identifier", "wrong remote file identifier", "file reference expired")
+# Telegram's refusals of an uploaded photo itself (PHOTO_INVALID_DIMENSIONS, IMAGE_PROCESS_FAILED,
+# PHOTO_SAVE_FILE_INVALID, PHOTO_EXT_INVALID ...), not of the chat or the caption.
+BAD_PHOTO = ("photo_", "image_process_failed")
 
 
 class Failure(Enum):
@@ -85,6 +88,11 @@ def retry_seconds(err: RetryAfter) -> float:
     """RetryAfter.retry_after is an int or, since PTB 22.2, may be a timedelta."""
     value = err.retry_after
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def refused_photo(err: TelegramError) -> bool:
+    """Whether Telegram refused an uploaded picture itself (its size or contents)."""
+    return isinstance(err, BadRequest) and any(r in str(err).lower() for r in BAD_PHOTO)
 
 
 def refused_file_id(err: TelegramError) -> bool:

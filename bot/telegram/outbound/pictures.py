@@ -18,7 +18,7 @@ from telegram.ext import ExtBot
 
 from bot.bank.limits import TELEGRAM_CAPTION_CHARS
 from bot.practice.media_files import MediaFiles
-from bot.telegram.outbound.failures import refused_file_id
+from bot.telegram.outbound.failures import refused_file_id, refused_photo
 from bot.telegram.outbound.send import Then, edit_else_send, send_html, send_parts, with_retry
 from bot.telegram.views.html_split import split_html, visible_length
 from bot.telegram.views.question_media import Picture
@@ -76,7 +76,15 @@ async def _upload(
         # the question still goes, as text.
         log.warning("picture %s (%s) cannot be made: %s", picture.key, picture.filename, err)
         raise PictureUnavailable(picture.filename) from err
-    message = await send(InputFile(data, filename=picture.filename))
+    try:
+        message = await send(InputFile(data, filename=picture.filename))
+    except BadRequest as err:
+        if not refused_photo(err):
+            raise
+        # Telegram would not take this picture (its size, its contents): the question still
+        # goes, as text, and the log says which picture to look at.
+        log.warning("picture %s (%s) refused by Telegram: %s", picture.key, picture.filename, err)
+        raise PictureUnavailable(picture.filename) from err
     if message.photo:
         await media.remember(picture.key, message.photo[-1].file_id)
     return message
