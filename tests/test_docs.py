@@ -70,6 +70,23 @@ def test_readme_states_the_streak_freeze() -> None:
     assert "one missed day a week" in rule and "`/stats`" in rule
 
 
+def _section(text: str, heading: str) -> str:
+    """The prose of one `## heading` section, whitespace folded (lines wrap anywhere)."""
+    after = text.split(f"\n## {heading}\n", 1)[1]
+    return " ".join(after.split("\n## ", 1)[0].split())
+
+
+def test_readme_quick_start_says_what_a_newcomer_needs() -> None:
+    """Which Python, how long the first test run takes, and how to try a local Bot API."""
+    quick = _section(README.read_text(encoding="utf-8"), "Quick start")
+    python = next(s for s in quick.split(". ") if "Python 3.11" in s)
+    assert "on `PATH`" in python and "`make PYTHON=" in python
+    timing = next(s for s in quick.split("; ") if "the first `make test`" in s)
+    assert re.search(r"\ba minute or two\b|\b\d+ min", timing), timing
+    assert re.search(r"\d+ min(?: \d+ s)? on SQLite", quick)  # the run itself
+    assert "set `BOT_API_URL`" in quick and "`BOT_API_URL=http://127.0.0.1:" in quick
+
+
 @pytest.mark.parametrize("doc", ALL, ids=_name)
 def test_relative_links_resolve(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
