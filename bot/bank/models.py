@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Self
@@ -42,6 +43,15 @@ LETTERS = "ABCDEFGHIJKL"
 # Validation context for questions read back from the bank cache: each passed the cross-field
 # checks below when its file was parsed, and the cache is thrown away when this code changes.
 FROM_CACHE = {"from_cache": True}
+
+
+def _option_key(text: str) -> str:
+    """What two options must not share: the text without invisible format characters
+    (Unicode Cf: zero-width space, soft hyphen, joiners, BOM), case and runs of white space
+    ignored: "Paris" with a zero-width space inside shows as "Paris" to a learner."""
+    if not text.isascii():  # no Cf character is ASCII: most options skip the scan
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(text.casefold().split())
 
 
 class Strict(BaseModel):
@@ -119,7 +129,7 @@ class Question(Strict):
         pinned: list[int] = []
         n_correct = 0
         for i, option in enumerate(self.options):
-            key = " ".join(option.text.casefold().split())
+            key = _option_key(option.text)
             if not key:
                 problems.append(f"options.{i}.text: option text is empty")
             elif key in seen:
