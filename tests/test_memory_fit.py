@@ -15,7 +15,6 @@ import pytest
 
 from bot.commands.fit import line
 from bot.learning.fit import DAY_SECONDS, Fitted, Graded, fit, items
-from bot.learning.model import AGAIN, DEFAULT_MODEL, GOOD, Model
 from bot.practice.clock import FakeClock
 from bot.practice.fitting import MemoryFits, describe
 from bot.storage import abuse_sql
@@ -23,6 +22,7 @@ from bot.storage.factory import open_database
 from bot.storage.fit_sql import BANK_SCOPE, bank_params, params_for
 from tests import factories
 from tests.backend import database
+from tests.fsrs_model import AGAIN, DEFAULT_MODEL, GOOD, Model
 
 NOW = 1_800_000_000.0
 BANK = "learn"

@@ -1,14 +1,12 @@
-"""FSRS-6 as plain formulas over a parameter vector: the memory model the study queue plans
-with, whether its 21 weights are FSRS's defaults or fitted to a bank's or a learner's answers
-(`bot.learning.fit`). The same formulas as the `fsrs` package's scheduler, without its Card
-objects, so that the queue can ask "what if" of every question on each pick."""
+"""FSRS-6 as plain formulas over a weight vector, for the fit's tests: answer histories
+generated with known weights, which the fit must recover. The same formulas as the `fsrs`
+package's scheduler (tests/test_memory_fit.py checks them against it), without its Card
+objects."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
@@ -82,9 +80,3 @@ def _clamp(difficulty: float) -> float:
 
 
 DEFAULT_MODEL = Model()
-
-
-@lru_cache(maxsize=256)
-def model_of(weights: Sequence[float] | None) -> Model:
-    """The model for stored weights (None: FSRS's defaults); one object per weight vector."""
-    return DEFAULT_MODEL if weights is None else Model(tuple(weights))
