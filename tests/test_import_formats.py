@@ -3,10 +3,12 @@ problem leaves the bank folder exactly as it was."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from bot.bank.importers import gift
 from bot.bank.loader import load_bank
 from bot.bank.models import Bank
 from bot.cli import main
@@ -289,3 +291,38 @@ def test_format_is_sniffed_and_forced(tmp_path: Path, capsys: pytest.CaptureFixt
     deck = fx.apkg(tmp_path / "deck.xml")
     code, _, err = run(capsys, "moodle", deck, tmp_path / "fx2")
     assert code == 1 and "looks like an Anki package" in err[0]
+
+
+def test_gift_options_keep_their_lines_without_rebuilding_the_question_per_option(
+    tmp_path: Path,
+) -> None:
+    # Work counted, not timed: placing each option on its line used to join the question's
+    # lines again (2,000 options, 2,000 joins of an ever longer text: quadratic).
+    lines = ["// Written for the tests.", "", "::t:: A stem that runs", "over two lines {"]
+    expected = []
+    for i in range(2_000):
+        expected.append(len(lines) + 1)
+        if i % 100 == 7:  # a rationale on a line of its own, then a comment line
+            lines += [f"~option {i}", f"  # why {i}", "// a comment inside the question"]
+        else:
+            lines.append(f"{'=' if i == 0 else '~'}option {i} # why {i}")
+    lines += ["#### because", "}"]
+    file = write(tmp_path / "many.gift", "\n".join(lines) + "\n")
+    joins = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal joins
+        if event == "c_call" and getattr(arg, "__name__", "") == "join":
+            joins += getattr(arg, "__self__", None) == "\n"
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        reads, issues, _ = gift.read_gift(file)
+    finally:
+        sys.setprofile(previous)
+    assert issues == []
+    [read] = reads
+    assert [c.line for c in read.choices] == expected
+    assert (read.line, read.lines) == (3, {"stem": 3, "explanation": len(lines) - 1})
+    assert joins < 10

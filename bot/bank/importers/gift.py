@@ -17,7 +17,9 @@ the character itself, `\\n` for a line break; `[html]` before a text reads it as
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from bot.bank.importers.common import ImportIssue, strip
@@ -90,8 +92,23 @@ class _Block:
     lines: list[str]
     comments: list[str]
 
+    @cached_property
+    def _starts(self) -> list[int]:
+        """Offset in the block's text ("\\n"-joined lines) where each line starts."""
+        starts, at = [], 0
+        for line in self.lines:
+            starts.append(at)
+            at += len(line) + 1
+        return starts
+
     def line_at(self, offset: int) -> int:
-        return self.numbers[min("\n".join(self.lines)[:offset].count("\n"), len(self.numbers) - 1)]
+        """The file line of an offset in the block's text (the last line past its end).
+
+        Looked up in offsets computed once: every option asks, and counting line breaks
+        afresh each time made a question with many options quadratic to read.
+        """
+        index = bisect_right(self._starts, offset) - 1
+        return self.numbers[min(max(index, 0), len(self.numbers) - 1)]
 
 
 def _blocks(text: str) -> list[_Block]:
