@@ -209,7 +209,7 @@ def test_a_problem_anywhere_writes_nothing(
     file = write(tmp_path / "broken.gift", broken)
     code, _, err = run(capsys, "gift", file, out, "--force")
     assert code == 1
-    assert any("needs at least 2 correct options" in line and "has 0 of 3" in line for line in err)
+    assert any("options: no option is marked right" in line for line in err)
     assert err[-1].startswith("nothing written")
     assert snapshot(out) == before
 
@@ -326,3 +326,21 @@ def test_gift_options_keep_their_lines_without_rebuilding_the_question_per_optio
     assert [c.line for c in read.choices] == expected
     assert (read.line, read.lines) == (3, {"stem": 3, "explanation": len(lines) - 1})
     assert joins < 10
+
+
+def test_gift_question_with_no_right_option_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        "::fine:: Fine? {=Yes # Right. ~No # Wrong. ####E.}\n\n::none:: Which? {~a # r ~b # r}\n"
+    )
+    file = write(tmp_path / "q.gift", text)
+    code, _, err = run(
+        capsys, "gift", file, tmp_path / "fx", "--topic", "t", "--fill-missing", "x"
+    )
+    assert code == 1 and snapshot(tmp_path / "fx") == {}
+    assert err == [
+        f"{file}:3: options: no option is marked right: mark the right one with = "
+        "(or several right ones with ~%50% each)",
+        "nothing written: 1 problem",
+    ]

@@ -193,6 +193,19 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
         right = weight > 0 and not partial
         read.choices.append(Choice(_text(text), right, _text(rationale), line))
     read.multiple = not has_equals
+    if not any(c.correct for c in read.choices):
+        # Only ~ answers and no weight above 0: read as a multiple-answer question, the model
+        # would say it "needs at least 2 correct options"; the author forgot the = instead.
+        # Placed where the model places "options", so the writer says it once.
+        read.issues.append(
+            ImportIssue(
+                file,
+                read.lines.get("options", read.line),
+                "options",
+                "no option is marked right: mark the right one with = "
+                "(or several right ones with ~%50% each)",
+            )
+        )
 
 
 def _question(file: Path, block: _Block, topic: tuple[str, str]) -> Read:
