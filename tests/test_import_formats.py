@@ -344,3 +344,25 @@ def test_gift_question_with_no_right_option_says_so(
         "(or several right ones with ~%50% each)",
         "nothing written: 1 problem",
     ]
+
+
+@pytest.mark.parametrize(
+    "char", ["\u2028", "\f", "\u2029", "\x85", "\x1d"], ids=["ls", "ff", "ps", "nel", "gs"]
+)
+def test_aiken_lines_are_counted_at_line_feeds_only(
+    char: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        f"First line{char}of the stem?\nA. one thing\nB. another\nANSWER: B\n\n"
+        "Second question?\nA. first\nB. second\nANSWER: Z\n"
+    )
+    file = tmp_path / "q.txt"
+    file.write_bytes(text.replace("\n", "\r\n").encode())  # a CR before each LF is no line
+    code, _, err = run(
+        capsys, "aiken", file, tmp_path / "fx", "--topic", "t", "--fill-missing", "x"
+    )
+    assert err == [
+        f"{file}:9: options: ANSWER 'Z' is not one of the options",
+        "nothing written: 1 problem",
+    ]
+    assert code == 1

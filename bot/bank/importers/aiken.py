@@ -50,7 +50,9 @@ def read_aiken(path: Path) -> tuple[list[Read], list[ImportIssue]]:
     issues: list[ImportIssue] = []
     current: Read | None = None
     stem: list[str] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    # Only \n ends a line (a \r before it dropped): splitlines() would also break at a form
+    # feed or U+2028 inside a stem and number every later line wrong.
+    for number, line in enumerate((t.removesuffix("\r") for t in text.split("\n")), 1):
         option, answer = _OPTION.match(line), _ANSWER.match(line)
         if current is None:
             if not line.strip():
