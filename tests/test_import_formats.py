@@ -366,3 +366,13 @@ def test_aiken_lines_are_counted_at_line_feeds_only(
         "nothing written: 1 problem",
     ]
     assert code == 1
+
+
+def test_summary_names_the_topic_given_with_topic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = write(tmp_path / "q.txt", fx.AIKEN)
+    extra = ["--topic", "Fine tuning", "--fill-missing", "To be written."]
+    code, printed, err = run(capsys, "aiken", file, tmp_path / "fx", *extra)
+    assert code == 0, err
+    assert printed.splitlines()[-1] == "  by topic: Fine tuning 2"

@@ -221,3 +221,22 @@ def test_a_crafted_collection_is_refused_with_what_is_wrong(
         f"{deck}: the collection inside is not an Anki database Anki wrote ({what})",
         "nothing written: 1 problem",
     ]
+
+
+def test_a_50_mb_csv_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = tmp_path / "big.csv"
+    with big.open("wb") as handle:  # sparse: the size is there, the disk is not used
+        handle.truncate(50 * 1024 * 1024)
+    real_open = Path.open
+
+    def no_reading(self: Path, *args: Any, **kwargs: Any) -> Any:
+        assert self != big, "the size is checked before the file is opened"
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", no_reading)
+    err = refused(capsys, tmp_path, "csv", big)
+    assert err[0] == (
+        f"{big}: 52,428,800 bytes, over the 16,777,216-byte limit for an import file"
+    )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank.importers import aiken, anki, gift, moodle_xml
-from bot.bank.importers.common import ImportIssue
+from bot.bank.importers.common import Draft, ImportIssue
 from bot.bank.importers.detect import FORMATS, NAMES, detect
 from bot.bank.importers.mcq import Defaults, Filled, Read, draft_of
 from bot.bank.importers.staging import check_plan
@@ -67,9 +67,12 @@ def _refuse(lines: list[Any]) -> int:
     return 1
 
 
-def _summary(out: Path, plan: list[tuple[Path, str]], reads: list[Read], filled: Filled) -> str:
+def _summary(
+    out: Path, plan: list[tuple[Path, str]], reads: list[Read], drafts: list[Draft], filled: Filled
+) -> str:
     questions = [p for p, _ in plan if p != out / BANK_FILE]
-    topics = Counter(r.topic_name or r.topic_id for r in reads)
+    # The drafts' topics: a question of a file that names none is under --topic's.
+    topics = Counter(d.topic_name for d in drafts)
     parts = [f"{out}: {plural(len(questions), 'question file')} written"]
     if any(p == out / BANK_FILE for p, _ in plan):
         parts.append("bank.yaml written")
@@ -129,7 +132,7 @@ def run_import_format(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     write_all(plan, out)
-    print(_summary(out, plan, reads, filled))
+    print(_summary(out, plan, reads, drafts, filled))
     return 0
 
 

@@ -12,6 +12,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.bank.importers.source import SourceError, read_bytes
+
 # Comma, semicolon (what Excel writes in locales whose decimal mark is a comma) and tab.
 DELIMITERS = ",;\t"
 QUOTE = '"'
@@ -35,11 +37,12 @@ class QuotingFlaw:
 
 
 def read_text(path: Path) -> str:
-    """The file's text (UTF-8, a BOM dropped), or UnreadableCsv saying why and where."""
+    """The file's text (UTF-8, a BOM dropped), or UnreadableCsv saying why and where; a file
+    over the import size limit is refused unread."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UnreadableCsv(f"cannot read: {exc.strerror or exc}") from None
+        data = read_bytes(path)
+    except SourceError as exc:
+        raise UnreadableCsv(str(exc), exc.line) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
