@@ -140,6 +140,39 @@ def test_jpeg_and_webp_sizes_are_read() -> None:
     assert info is not None and (info.kind, info.width, info.height) == ("webp", 800, 600)
 
 
+def jpeg_with_metadata(width: int, height: int, metadata: int) -> bytes:
+    """A JPEG's markers with `metadata` bytes of APP1 (EXIF) and APP2 segments before its
+    frame header, as a camera writes them (no picture data: the size check reads none)."""
+    out = b"\xff\xd8" + b"\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    for i in range(0, metadata, 65_533):
+        chunk = min(65_533, metadata - i)
+        out += (b"\xff\xe1" if i == 0 else b"\xff\xe2") + (chunk + 2).to_bytes(2, "big")
+        out += b"\x00" * chunk
+    size = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    out += b"\xff\xc0\x00\x11\x08" + size + b"\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01"
+    return out + b"\xff\xda\x00\x0c\x03\x01\x00\x02\x11\x03\x11\x00\x3f\x00\xff\xd9"
+
+
+@pytest.mark.parametrize("metadata", [70_000, 400_000])
+def test_a_jpeg_with_large_metadata_before_its_size(tmp_path: Path, metadata: int) -> None:
+    bank = copy_bank(tmp_path)
+    path = bank / "deploy-kv-cache-per-token.yaml"
+    path.write_text(path.read_text().replace("image: kv-layout.png", "image: kv-layout.jpg"))
+    (bank / "kv-layout.png").unlink()
+    data = jpeg_with_metadata(1200, 800, metadata)
+    assert data.index(b"\xff\xc0") > 64 * 1024
+    (bank / "kv-layout.jpg").write_bytes(data)
+    result = load_banks([bank])
+    assert result.problems == []
+    assert result.banks["rich"].images["deploy-kv-cache-per-token"] == bank / "kv-layout.jpg"
+    info = image_info(data)
+    assert info is not None and (info.kind, info.width, info.height) == ("jpeg", 1200, 800)
+    # Past the frame header the size check has nothing to read: a cut one is refused.
+    (bank / "kv-layout.jpg").write_bytes(data[: data.index(b"\xff\xc0") + 6])
+    [problem] = problems_of(bank)
+    assert "its size in pixels cannot be read" in problem.message
+
+
 def test_validate_prints_the_problem_line(tmp_path: Path) -> None:
     bank = copy_bank(tmp_path)
     (bank / "kv-layout.png").write_bytes(b"not an image")

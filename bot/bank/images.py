@@ -3,13 +3,18 @@ Telegram takes it as a photo (the limits sendPhoto documents)."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 MAX_SIDES_PX = 10_000  # width + height
 MAX_RATIO = 20
-HEADER_BYTES = 64 * 1024  # a JPEG's size marker can come after its metadata
+HEADER_BYTES = 32  # a PNG's or WebP's size is in its first 30 bytes; a JPEG's is sought
+# Markers (and fill bytes) walked to a JPEG's frame header: a camera or editor writes a few dozen
+# segments before it; a file of millions of tiny segments is not walked seek by seek.
+MAX_JPEG_SEGMENTS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,25 +30,48 @@ def _png(data: bytes) -> ImageInfo | None:
     return ImageInfo("png", int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
 
 
-def _jpeg(data: bytes) -> ImageInfo | None:
-    if data[:3] != b"\xff\xd8\xff":
-        return None
+def _jpeg_size(f: BinaryIO, end: int) -> tuple[int, int]:
+    """Width and height in a JPEG's start-of-frame segment, or (0, 0) when it is not found
+    before `end`. The file is walked from marker to marker by seeking: the metadata before
+    the frame (EXIF, ICC profiles, thumbnails) can run to hundreds of KB, so no fixed-size
+    header is sure to hold it."""
     at = 2
-    while at + 9 < len(data):
-        if data[at] != 0xFF:
-            return None
-        marker = data[at + 1]
+    for _ in range(MAX_JPEG_SEGMENTS):
+        if at + 4 > end:
+            break
+        f.seek(at)
+        head = f.read(9)
+        if len(head) < 4 or head[0] != 0xFF:
+            break
+        marker = head[1]
+        if marker == 0xFF:  # a fill byte before the marker
+            at += 1
+            continue
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length field
             at += 2
             continue
-        length = int.from_bytes(data[at + 2 : at + 4], "big")
+        if marker in (0xD9, 0xDA):  # end of image, or the scan: no frame header before it
+            break
+        length = int.from_bytes(head[2:4], "big")
         # Start-of-frame markers (baseline, progressive...) carry the size; C4, C8, CC do not.
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height = int.from_bytes(data[at + 5 : at + 7], "big")
-            width = int.from_bytes(data[at + 7 : at + 9], "big")
-            return ImageInfo("jpeg", width, height)
+            if len(head) < 9:
+                break
+            return int.from_bytes(head[7:9], "big"), int.from_bytes(head[5:7], "big")
+        if length < 2:  # the length counts its own 2 bytes: anything less never moves on
+            break
         at += 2 + length
-    return ImageInfo("jpeg", 0, 0)  # a JPEG whose size we did not reach: refused below
+    return 0, 0
+
+
+def _read_info(f: BinaryIO, size: int) -> ImageInfo | None:
+    head = f.read(HEADER_BYTES)
+    found = _png(head) or _webp(head)
+    if found is not None or head[:3] != b"\xff\xd8\xff":
+        return found
+    # Past 10 MB the file is refused for its size anyway: no need to walk further.
+    width, height = _jpeg_size(f, min(size, MAX_PHOTO_BYTES))
+    return ImageInfo("jpeg", width, height)  # (0, 0) when not reached: refused below
 
 
 def _webp(data: bytes) -> ImageInfo | None:
@@ -65,8 +93,8 @@ def _webp(data: bytes) -> ImageInfo | None:
 
 
 def image_info(data: bytes) -> ImageInfo | None:
-    """Type and size of a PNG, JPEG or WebP from its first bytes; None for anything else."""
-    return _png(data) or _jpeg(data) or _webp(data)
+    """Type and size of a PNG, JPEG or WebP held in memory; None for anything else."""
+    return _read_info(io.BytesIO(data), len(data))
 
 
 def image_problem(path: Path) -> str | None:
@@ -74,14 +102,13 @@ def image_problem(path: Path) -> str | None:
     try:
         size = path.stat().st_size
         with path.open("rb") as f:
-            head = f.read(HEADER_BYTES)
+            info = _read_info(f, size)
     except FileNotFoundError:
         return f"image file {path.name!r} not found beside the question"
     except OSError as exc:
         return f"image file {path.name!r} cannot be read: {exc.strerror or exc}"
     if not path.is_file():
         return f"image {path.name!r} is not a file"
-    info = image_info(head)
     if info is None:
         return f"image {path.name!r} is not a PNG, JPEG or WebP file"
     if size > MAX_PHOTO_BYTES:
