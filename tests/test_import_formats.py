@@ -376,3 +376,71 @@ def test_summary_names_the_topic_given_with_topic(
     code, printed, err = run(capsys, "aiken", file, tmp_path / "fx", *extra)
     assert code == 0, err
     assert printed.splitlines()[-1] == "  by topic: Fine tuning 2"
+
+
+IMAGE_NOTE = (
+    "is not imported: put the picture in the bank folder and name it in the question's image: "
+    "field"
+)
+
+
+def test_moodle_embedded_images_are_warned_of_and_strict_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The figure a stem refers to goes with the tags: the author is told where it was.
+    stem = (
+        "<text><![CDATA[<p>Why do chunkers overlap <b>adjacent</b> chunks?</p><p><img "
+        'src="@@PLUGINFILE@@/chunk%20overlap.png" alt="two chunks"></p>]]></text>\n'
+        '      <file name="chunk overlap.png" path="/" encoding="base64">iVBORw0KGgo=</file>'
+    )
+    text = fx.MOODLE.replace(
+        "<text><![CDATA[<p>Why do chunkers overlap <b>adjacent</b> chunks?</p>]]></text>", stem
+    ).replace(
+        "<text>Every chunk is still tokenised.</text>",
+        "<text>Every chunk is still tokenised. &lt;IMG SRC='tokens.png'&gt;"
+        "&lt;img src=x.gif&gt;</text>",
+    )
+    file = write(tmp_path / "q.xml", text)
+    lines = text.splitlines()
+    stem_line = next(i for i, line in enumerate(lines, 1) if "chunk%20overlap.png" in line)
+    feedback_line = next(i for i, line in enumerate(lines, 1) if "tokens.png" in line)
+    expected = [
+        f"{file}:{stem_line}: stem: an embedded image (chunk overlap.png) {IMAGE_NOTE}",
+        f"{file}:{feedback_line}: options.2.rationale: embedded images (tokens.png, x.gif) are "
+        "not imported (a question shows one picture): put it in the bank folder and name it in "
+        "the question's image: field",
+    ]
+    code, _, err = run(capsys, "moodle", file, tmp_path / "strict", "--strict")
+    assert code == 1 and snapshot(tmp_path / "strict") == {}
+    assert err[:2] == expected
+    code, _, err = run(capsys, "moodle", file, tmp_path / "fx")
+    assert code == 0, err
+    assert err[:2] == expected
+    assert "2 import warnings (--strict refuses them)" in err
+
+
+def test_gift_and_anki_embedded_images_are_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gift_text = fx.GIFT.replace(
+        "::Rerank:: Where", '::Rerank:: [html]<img src\\="@@PLUGINFILE@@/rag.png"> Where'
+    )
+    file = write(tmp_path / "q.gift", gift_text)
+    line = gift_text.splitlines().index(next(t for t in gift_text.splitlines() if "rag.png" in t))
+    code, _, err = run(capsys, "gift", file, tmp_path / "gift")
+    assert code == 0, err
+    assert err == [
+        f"{file}:{line + 1}: stem: an embedded image (rag.png) {IMAGE_NOTE}",
+        "1 import warning (--strict refuses them)",
+    ]
+    nid, mid, tags, fields = fx.NOTES[0]
+    stem = fields[0] + '<br><img src="paste-7f3a.jpg">'
+    deck = fx.apkg(tmp_path / "deck.apkg", [(nid, mid, tags, [stem, *fields[1:]])])
+    maps = ["--map", "Question=stem", "--map", "Choices=options", "--map", "Correct=answer"]
+    maps += ["--map", "Extra=explanation", "--map", "Why=rationales"]
+    code, _, err = run(capsys, "anki", deck, tmp_path / "anki", *maps)
+    assert code == 0, err
+    assert err == [
+        f"{deck}: note 1001: stem: an embedded image (paste-7f3a.jpg) {IMAGE_NOTE}",
+        "1 import warning (--strict refuses them)",
+    ]

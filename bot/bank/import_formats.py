@@ -2,7 +2,9 @@
 
 Nothing is written while any problem remains: every problem of the file, of the questions
 (as the bank's models see them) and of the bank as it would be after the import (as
-`quizbot validate` sees it) is printed first.
+`quizbot validate` sees it) is printed first. Warnings (what the file holds that the bank
+cannot, such as an embedded picture, and item-writing lint) are printed; --strict refuses
+them too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from bot.bank.importers.mcq import Defaults, Filled, Read, draft_of
 from bot.bank.importers.staging import check_plan
 from bot.bank.importers.writer import plan_drafts, write_all
 from bot.bank.loader import BANK_FILE
+from bot.bank.problems import Problem
 from bot.plural import plural
 
 HELP = {
@@ -121,16 +124,20 @@ def run_import_format(args: argparse.Namespace) -> int:
             "or stand in for them with --fill-missing TEXT"
         )
         return _refuse([*every, *([hint] if missing else [])])
-    problems, warnings = check_plan(out, plan)
+    problems, lint = check_plan(out, plan)
+    # What the reader read but the bank cannot hold (an embedded picture): like lint's
+    # warnings, printed, and refusing the import with --strict.
+    dropped = sorted(
+        (w for r in reads for w in r.warnings), key=lambda i: (str(i.file), i.line or 0)
+    )
+    warnings: list[ImportIssue | Problem] = [*dropped, *lint]
     if problems or (args.strict and warnings):
         return _refuse([*problems, *warnings])
     for warning in warnings:
         print(warning, file=sys.stderr)
-    if warnings:
-        print(
-            f"{plural(len(warnings), 'item-writing warning')} (--strict refuses them)",
-            file=sys.stderr,
-        )
+    for count, what in ((len(dropped), "import warning"), (len(lint), "item-writing warning")):
+        if count:
+            print(f"{plural(count, what)} (--strict refuses them)", file=sys.stderr)
     write_all(plan, out)
     print(_summary(out, plan, reads, drafts, filled))
     return 0

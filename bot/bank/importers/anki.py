@@ -12,7 +12,8 @@ in Anki, any case):
   topic         the topic; without it, the note's deck (its last part after ::)
 The note's tags become its tags. A note whose type lacks a mapped field, or whose fields do
 not make a question, is listed by its id; nothing is written while any is (or, with
---skip-unsupported, those notes are listed as skipped).
+--skip-unsupported, those notes are listed as skipped). A picture in a mapped field (<img>) is
+not imported: a warning names the note and the field.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank.importers.common import ImportIssue, strip
-from bot.bank.importers.html_text import to_text
+from bot.bank.importers.html_text import embedded_images, images_not_imported, to_text
 from bot.bank.importers.mcq import Choice, Read
 from bot.bank.importers.safe_zip import ZipRefused, checked_entries, extract
 from bot.bank.importers.source import SourceError, read_bytes
@@ -197,6 +198,11 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
         Choice(o, i in key, r) for i, (o, r) in enumerate(zip(options, rationales, strict=True))
     ]
     topic = text("topic") if "topic" in mapping.roles else note.deck.split("::")[-1]
+    warnings = [
+        ImportIssue(path, None, f"note {note.id}: {role}", images_not_imported(names))
+        for role, fields in mapping.roles.items()
+        if (names := [n for f in fields for n in embedded_images(note.fields[f])])
+    ]
     return Read(
         path,
         None,
@@ -207,6 +213,7 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
         multiple=len(key) > 1,
         tags=note.tags,
         where=f"note {note.id}",
+        warnings=warnings,
     )
 
 

@@ -11,7 +11,8 @@
   }
 Several right options: `~%50%A # ... ~%50%B # ... ~%-100%C # ...` (a weight above 0 marks a
 right option). Questions are separated by a blank line. `\\~ \\= \\# \\{ \\} \\: \\\\` stand for
-the character itself, `\\n` for a line break; `[html]` before a text reads it as HTML.
+the character itself, `\\n` for a line break; `[html]` before a text reads it as HTML (a
+picture in it, <img>, is not imported: a warning names its line).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 
 from bot.bank.importers.common import ImportIssue, strip
-from bot.bank.importers.html_text import to_text
+from bot.bank.importers.html_text import embedded_images, images_not_imported, to_text
 from bot.bank.importers.mcq import Choice, Read
 from bot.bank.importers.moodle_xml import category_name
 from bot.bank.importers.source import SourceError, read_text
@@ -82,6 +83,15 @@ def _text(fragment: str) -> str:
         return strip(unescape(fragment))
     body = unescape(fragment[found.end() :])
     return strip(to_text(body) if found.group(1).lower() == "html" else body)
+
+
+def _images(read: Read, file: Path, line: int, column: str, fragment: str) -> None:
+    """Warn of the pictures (<img>) of an [html] fragment: `_text` drops them with the tags."""
+    found = FORMAT_PREFIX.match(fragment)
+    if found is not None and found.group(1).lower() == "html":
+        names = embedded_images(unescape(fragment[found.end() :]))
+        if names:
+            read.warnings.append(ImportIssue(file, line, column, images_not_imported(names)))
 
 
 @dataclass
@@ -147,6 +157,7 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
     if general >= 0:
         read.explanation = _text(body[general + 4 :])
         read.lines["explanation"] = block.line_at(offset + general)
+        _images(read, file, read.lines["explanation"], "explanation", body[general + 4 :])
         body = body[:general]
     if not body.strip():
         raise _Unsupported("an essay question (nothing between { and })")
@@ -191,6 +202,8 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
         text, rationale = (part, "") if hash_at < 0 else (part[:hash_at], part[hash_at + 1 :])
         # A partial-credit option is reported once, not again as a second right option.
         right = weight > 0 and not partial
+        _images(read, file, line, f"options.{index}.text", text)
+        _images(read, file, line, f"options.{index}.rationale", rationale)
         read.choices.append(Choice(_text(text), right, _text(rationale), line))
     read.multiple = not has_equals
     if not any(c.correct for c in read.choices):
@@ -232,6 +245,7 @@ def _question(file: Path, block: _Block, topic: tuple[str, str]) -> Read:
         raise _Unsupported("a missing-word question (text after the answers)")
     read.stem = _text(rest[:opening])
     read.lines["stem"] = block.line_at(offset)
+    _images(read, file, read.lines["stem"], "stem", rest[:opening])
     _choices(file, block, rest[opening + 1 : closing], offset + opening + 1, read)
     return read
 

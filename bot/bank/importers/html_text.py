@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import unquote
 
 _BREAK = re.compile(r"<br\s*/?>", re.I)
 _BLOCK_END = re.compile(r"</(?:p|div|li|h[1-6])>\s*", re.I)
 _TAG = re.compile(r"<[^>]*>")
+_IMAGE = re.compile(r"<img\b[^>]*>", re.I)
+_SRC = re.compile(r"""\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+_NAME_CHARS = 60
 
 
 def to_text(fragment: str) -> str:
@@ -23,3 +27,34 @@ def to_text(fragment: str) -> str:
 def to_html(text: str) -> str:
     """Plain text as an HTML fragment that `to_text` reads back unchanged."""
     return html.escape(text, quote=False).replace("\n", "<br>")
+
+
+def embedded_images(fragment: str) -> list[str]:
+    """The pictures an HTML fragment shows with <img>, by file name: `to_text` drops the tag,
+    so the question would refer to a figure that is not there. A Moodle export names the file
+    "@@PLUGINFILE@@/diagram.png", an Anki note "paste-1a2b.jpg"."""
+    names = []
+    for tag in _IMAGE.findall(fragment):
+        found = _SRC.search(tag)
+        src = html.unescape(next((g for g in found.groups() if g), "")) if found else ""
+        if src.startswith("data:"):
+            names.append("a data: URL")
+        else:
+            name = unquote(src.rsplit("/", 1)[-1].split("?", 1)[0]).strip()
+            names.append(name[:_NAME_CHARS] or "no file named")
+    return names
+
+
+def images_not_imported(names: list[str]) -> str:
+    """The warning for pictures `embedded_images` found: what is lost, and how to keep it."""
+    unique = list(dict.fromkeys(names))
+    which = ", ".join(unique)
+    if len(unique) == 1:
+        return (
+            f"an embedded image ({which}) is not imported: put the picture in the bank folder "
+            "and name it in the question's image: field"
+        )
+    return (
+        f"embedded images ({which}) are not imported (a question shows one picture): put it "
+        "in the bank folder and name it in the question's image: field"
+    )

@@ -27,6 +27,7 @@ class Read:
     """A question as read from Moodle XML, GIFT, Aiken or an Anki note, before validation.
 
     `where` replaces the line for sources without lines (an Anki note: "note 1234").
+    `issues` refuse the import; `warnings` are printed, and refuse it only with --strict.
     """
 
     file: Path
@@ -43,6 +44,7 @@ class Read:
     lines: dict[str, int] = field(default_factory=dict)
     where: str | None = None
     issues: list[ImportIssue] = field(default_factory=list)
+    warnings: list[ImportIssue] = field(default_factory=list)
 
 
 @dataclass

@@ -11,7 +11,8 @@
     <single>                      false: a multiple-answer question
     <shuffleanswers>              0: the options keep their order
     <tags><tag>                   tags
-HTML text is read as what a reader sees (tags dropped, <br> and paragraphs as line breaks).
+HTML text is read as what a reader sees (tags dropped, <br> and paragraphs as line breaks);
+a picture in it (<img>) is not imported: a warning names where it was.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 from pathlib import Path
 
 from bot.bank.importers.common import ImportIssue
-from bot.bank.importers.html_text import to_text
+from bot.bank.importers.html_text import embedded_images, images_not_imported, to_text
 from bot.bank.importers.mcq import Choice, Read
 from bot.bank.importers.safe_xml import Element, XmlRefused, parse
 from bot.bank.importers.source import SourceError, decode, read_bytes
@@ -34,6 +35,17 @@ def _text(parent: Element | None) -> str:
     node = parent.find("text")
     raw = node.text if node is not None else ""
     return to_text(raw) if parent.attrs.get("format", "html") == "html" else raw
+
+
+def _images_dropped(file: Path, parent: Element | None, column: str) -> list[ImportIssue]:
+    """A warning for the <img> pictures of an HTML text, which `_text` drops with the tags."""
+    if parent is None or parent.attrs.get("format", "html") != "html":
+        return []
+    node = parent.find("text")
+    names = embedded_images(node.text) if node is not None else []
+    if node is None or not names:
+        return []
+    return [ImportIssue(file, node.line, column, images_not_imported(names))]
 
 
 def _plain(parent: Element | None, tag: str) -> str:
@@ -72,7 +84,9 @@ def _question(file: Path, node: Element, topic: tuple[str, str]) -> Read:
     for name in ("questiontext", "generalfeedback"):
         found = node.find(name)
         if found is not None:
-            read.lines[{"questiontext": "stem"}.get(name, "explanation")] = found.line
+            column = {"questiontext": "stem"}.get(name, "explanation")
+            read.lines[column] = found.line
+            read.warnings += _images_dropped(file, found, column)
     for answer in node.findall("answer"):
         index = len(read.choices)
         try:
@@ -93,6 +107,10 @@ def _question(file: Path, node: Element, topic: tuple[str, str]) -> Read:
                     "a question here has one right option (100) or several (<single>false)",
                 )
             )
+        read.warnings += _images_dropped(file, answer, f"options.{index}.text")
+        read.warnings += _images_dropped(
+            file, answer.find("feedback"), f"options.{index}.rationale"
+        )
         read.choices.append(
             Choice(
                 _text(answer),
