@@ -200,3 +200,20 @@ def apkg(
         archive.writestr("media", "{}")
     db.unlink()
     return path
+
+
+def apkg_with_col(folder: Path, column: str, value: str) -> Path:
+    """The test package with one JSON column of its `col` row replaced, stored uncompressed
+    (a crafted package need not deflate: 400 KB of brackets cost nothing to ship)."""
+    deck = apkg(folder / "deck.apkg")
+    db = folder / "collection.sqlite"
+    with zipfile.ZipFile(deck) as archive:
+        db.write_bytes(archive.read("collection.anki21"))
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute(f"UPDATE col SET {column} = ?", (value,))
+    conn.close()
+    crafted = folder / "crafted.apkg"
+    with zipfile.ZipFile(crafted, "w", zipfile.ZIP_STORED) as archive:
+        archive.write(db, "collection.anki21")
+    return crafted
