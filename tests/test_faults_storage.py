@@ -30,15 +30,20 @@ from tests.ops_support import free_port
 SECRET = "webhook-secret"
 
 
+async def fill_to_the_page_limit(db: Database) -> None:
+    """Writes fail with SQLite's own "database or disk is full" (SQLITE_FULL), as a full
+    filesystem gives: the file may grow by two pages, then writes are refused."""
+    await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
+    pages = await db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+    await db.call(lambda c: c.execute(f"PRAGMA max_page_count={pages + 2}"))
+    with pytest.raises(StorageError, match="full"):
+        for _ in range(10):
+            await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
+
+
 async def test_a_full_disk_is_a_fault_until_space_returns(tmp_path: Path) -> None:
     async with Database(tmp_path / "full.sqlite3") as db:
-        await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
-        pages = await db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
-        # SQLite's own "database or disk is full" (SQLITE_FULL), as a full filesystem gives.
-        await db.call(lambda c: c.execute(f"PRAGMA max_page_count={pages + 2}"))
-        with pytest.raises(StorageError, match="full"):
-            for _ in range(10):
-                await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
+        await fill_to_the_page_limit(db)
         assert db.fault == "disk full"
         await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space is back
         await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))

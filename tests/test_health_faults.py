@@ -22,7 +22,6 @@ import pytest
 
 from bot.cli import main
 from bot.practice.clock import FakeClock
-from bot.storage.port import StorageError
 from bot.storage.sqlite.database import Database
 from bot.telegram import status
 from bot.telegram.views import texts
@@ -32,6 +31,7 @@ from tests.backend import database_env
 from tests.bench.bench_storage_full import fill, mount_tmpfs, truncate_wal, umount
 from tests.botharness import Harness, running_bot
 from tests.ops_support import free_port, write_bank
+from tests.test_faults_storage import fill_to_the_page_limit
 
 Report = dict[str, Any]
 ANN = factories.user(42, "Ann")
@@ -105,13 +105,7 @@ async def test_healthz_fails_while_writes_fail_and_passes_once_one_commits(
         db = sqlite_store(h)
         code, report = await get()
         assert code == 200 and report["database"]["ok"] is True, report
-        await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
-        pages = await db.call(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
-        # SQLite's "database or disk is full" (SQLITE_FULL), as a full filesystem gives.
-        await db.call(lambda c: c.execute(f"PRAGMA max_page_count={pages + 2}"))
-        with pytest.raises(StorageError, match="full"):
-            for _ in range(10):
-                await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
+        await fill_to_the_page_limit(db)
         code, report = await get()
         assert code == 503 and report["ok"] is False
         assert report["database"] == {**report["database"], "ok": False}
