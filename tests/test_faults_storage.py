@@ -17,6 +17,7 @@ import pytest
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.storage.port import StorageError
+from bot.storage.sqlite import database as database_module
 from bot.storage.sqlite.database import Database
 from bot.telegram.app import build_application
 from bot.telegram.polling import PollErrors
@@ -190,3 +191,21 @@ async def test_a_poll_the_inbox_cannot_store_is_fetched_again_and_its_senders_ar
             await app.updater.stop()
             await app.stop()
             await app.post_shutdown(app)
+
+
+async def test_a_write_that_squeezes_into_a_full_disk_does_not_clear_the_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a full filesystem a small write may still find room in pages the files already have:
+    # the disk is full until the filesystem has room again, whatever that one commit says.
+    room = [0]
+    monkeypatch.setattr(database_module, "_free_bytes", lambda path: room[0])
+    async with Database(tmp_path / "full.sqlite3") as db:
+        await fill_to_the_page_limit(db)
+        assert db.fault == "disk full"
+        await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))
+        await db.write(lambda c: c.execute("DELETE FROM filler"))  # it commits...
+        assert db.fault == "disk full"  # ...on a filesystem with no room left
+        room[0] = 1 << 30
+        await db.write(lambda c: c.execute("DELETE FROM filler"))
+        assert db.fault is None

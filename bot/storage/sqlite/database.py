@@ -51,12 +51,27 @@ def _busy(err: BaseException) -> bool:
     )
 
 
+DISK_FULL = "disk full"
+# A disk that ran full counts as full until it has this much room again.
+STILL_FULL_BYTES = 1 << 20
+
+
+def _free_bytes(path: Path) -> int:
+    """Room left for the bot on the filesystem that holds `path`; when it cannot be told, a
+    commit is taken at its word (room enough)."""
+    try:
+        stat = os.statvfs(path.parent)
+    except OSError:
+        return STILL_FULL_BYTES
+    return stat.f_bavail * stat.f_frsize
+
+
 def fault_kind(err: BaseException) -> str | None:
     """What kind of storage fault a failed write shows (None: not one that lasts, such as a
     lock held elsewhere or a constraint a caller broke)."""
     text = str(err).lower()
     for needle, kind in (
-        ("disk is full", "disk full"),
+        ("disk is full", DISK_FULL),
         ("readonly", "read-only"),
         ("read-only", "read-only"),
         ("disk i/o error", "I/O error"),
@@ -359,8 +374,13 @@ class Database:
         """A batch committed (None) or failed with `err`: a fault that lasts is kept until a
         commit; one that does not (a lock, a caller's constraint) changes nothing."""
         if err is None:
-            if self.fault is not None:
-                log.warning("database %s: writes succeed again after: %s", self.path, self.fault)
+            if self.fault is None:
+                return
+            if self.fault == DISK_FULL and _free_bytes(self.path) < STILL_FULL_BYTES:
+                # A small write found room in pages the file already had: the disk is still
+                # full, and the next write that needs a page will fail again.
+                return
+            log.warning("database %s: writes succeed again after: %s", self.path, self.fault)
             self.fault = None
             return
         kind = fault_kind(err)
