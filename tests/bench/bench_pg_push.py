@@ -21,17 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.commands.run import load_catalog
 from bot.config import Settings
 from bot.domain import due, zones
 from bot.practice.clock import FakeClock
-from bot.schedule.push import PushService
 from bot.storage.factory import connect_blocking, prepare_database
-from bot.telegram.app import build_application
-from bot.telegram.outbound.push_courier import TelegramCourier
 from tests.bench.bench_pg_answers import line, new_pg_database, server_cpu
-from tests.bench.bench_push import PACED_RATE, START, stopped
-from tests.bench.instant import InstantRequest
+from tests.bench.bench_push import PACED_RATE, START, started_app, stopped, unpaced_push
 from tests.fakes import TOKEN
 from tests.pg_server import PgServer, running
 from tests.push_support import insert_private_subscriptions
@@ -80,32 +75,10 @@ def sent_rows(target: str | Path) -> int:
 async def one_run(target: str | Path, server: PgServer | None) -> tuple[float, float, float]:
     """Push to everyone seeded in `target`; (deliveries/s, process CPU s, server CPU s)."""
     clock = FakeClock(START + dt.timedelta(hours=1, minutes=1))
-    request = InstantRequest()
     settings = Settings(BOT_TOKEN=TOKEN, QUIZBOT_DB=target, push_rate=PACED_RATE)  # type: ignore[call-arg]
-    catalog = load_catalog(settings)
-    assert catalog is not None
-    app = build_application(settings, catalog, request=request, clock=clock, with_updater=False)
-    await app.initialize()
-    assert app.post_init is not None
-    await app.post_init(app)
-    services = app.bot_data.services
-    assert services is not None
-    if services.push is not None:  # only the measured push claims: the app's stays idle
-        await services.push.stop()
+    app, request, services = await started_app(Path("."), clock, settings)
     try:
-        courier = TelegramCourier(
-            app.bot, services.catalog, practice=services.practice, groups=services.groups
-        )
-        push = PushService(
-            services.db,
-            services.settings,
-            courier,
-            practice=services.practice,
-            groups=services.groups,
-            clock=clock,
-            paced=False,
-            window=WINDOW,
-        )
+        push = await unpaced_push(app, services, clock, WINDOW)
         server_before = server_cpu(server) if server is not None else 0.0
         wall, cpu = time.perf_counter(), time.process_time()
         sent = await push.run_once()

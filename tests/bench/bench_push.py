@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 from telegram import Update
 
 from bot.commands.run import load_catalog
+from bot.config import Settings
 from bot.domain import due, zones
 from bot.domain.models import Learner
 from bot.practice.clock import FakeClock
@@ -95,9 +96,13 @@ def seed(db: Path, count: int, local_time: str) -> None:
         conn.close()
 
 
-async def started_app(folder: Path, clock: FakeClock) -> tuple[QuizApp, InstantRequest, Services]:
+async def started_app(
+    folder: Path, clock: FakeClock, settings: Settings | None = None
+) -> tuple[QuizApp, InstantRequest, Services]:
+    """The bot on an instant Bot API, started as `quizbot run` starts it (`settings`: the
+    SQLite file in `folder` unless given)."""
     request = InstantRequest()
-    settings = make_settings(folder, push_rate=PACED_RATE)
+    settings = settings or make_settings(folder, push_rate=PACED_RATE)
     catalog = load_catalog(settings)
     assert catalog is not None
     app = build_application(settings, catalog, request=request, clock=clock, with_updater=False)
@@ -107,6 +112,28 @@ async def started_app(folder: Path, clock: FakeClock) -> tuple[QuizApp, InstantR
     services = app.bot_data.services
     assert services is not None
     return app, request, services
+
+
+async def unpaced_push(
+    app: QuizApp, services: Services, clock: FakeClock, window: int
+) -> PushService:
+    """A push that sends as fast as the Bot API answers, `window` sends in flight; the app's
+    own push is stopped, so that only the measured one claims."""
+    if services.push is not None:
+        await services.push.stop()
+    courier = TelegramCourier(
+        app.bot, services.catalog, practice=services.practice, groups=services.groups
+    )
+    return PushService(
+        services.db,
+        services.settings,
+        courier,
+        practice=services.practice,
+        groups=services.groups,
+        clock=clock,
+        paced=False,
+        window=window,
+    )
 
 
 async def stopped(app: QuizApp) -> None:
@@ -119,22 +146,8 @@ async def unpaced(folder: Path) -> dict[str, float]:
     seed(folder / "bot.sqlite3", SUBSCRIBERS, "07:00")
     clock = FakeClock(START + dt.timedelta(hours=1, minutes=1))
     app, request, services = await started_app(folder, clock)
-    if services.push is not None:  # only the measured push claims: the app's stays idle
-        await services.push.stop()
     try:
-        courier = TelegramCourier(
-            app.bot, services.catalog, practice=services.practice, groups=services.groups
-        )
-        push = PushService(
-            services.db,
-            services.settings,
-            courier,
-            practice=services.practice,
-            groups=services.groups,
-            clock=clock,
-            paced=False,
-            window=512,
-        )
+        push = await unpaced_push(app, services, clock, window=512)
         wall, cpu = time.perf_counter(), time.process_time()
         sent = await push.run_once()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
