@@ -68,7 +68,11 @@ def _app(tmp: Path, name: str) -> QuizApp:
         QUIZBOT_FLOOD_BURST=0,
     )  # type: ignore[call-arg]
     return build_application(
-        settings, catalog, request=InstantRequest(), with_updater=False, rng=random.Random(1)
+        settings,
+        catalog,
+        request=InstantRequest(keep_last=True),
+        with_updater=False,
+        rng=random.Random(1),
     )
 
 

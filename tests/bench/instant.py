@@ -16,14 +16,17 @@ class InstantRequest(BaseRequest):
 
     Sent and edited messages come back as Telegram returns them, text and keyboard included,
     since parsing that answer is part of what every real call costs. `sends` holds the
-    monotonic time of each sendMessage, for measuring a paced push.
+    monotonic time of each sendMessage, for measuring a paced push. With `keep_last`, the
+    newest sendMessage per chat is kept (a learner taps its buttons); without, a push to many
+    chats measures the bot's memory, not this fake's.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_last: bool = False) -> None:
         self.calls = 0
         self.sends: list[float] = []
         self._message_id = 0
-        # Per chat: the id and params of the newest sendMessage (a learner taps its buttons).
+        self.keep_last = keep_last
+        # Per chat: the id and params of the newest sendMessage.
         self.last_sent: dict[int, tuple[int, dict[str, Any]]] = {}
 
     @property
@@ -56,7 +59,8 @@ class InstantRequest(BaseRequest):
             if name == "sendMessage":
                 self._message_id += 1
                 self.sends.append(time.monotonic())
-                self.last_sent[int(params.get("chat_id", 1))] = (self._message_id, params)
+                if self.keep_last:
+                    self.last_sent[int(params.get("chat_id", 1))] = (self._message_id, params)
             chat_id = params.get("chat_id", 1)
             result = {
                 "message_id": params.get("message_id", self._message_id),
