@@ -99,6 +99,9 @@ class GroupService:
                 self.default_timezone,
             )  # fmt: skip
         mode = record.poll_mode
+        topic = record.topic
+        if topic is not None and self.catalog.bank(record.bank_id).meta.topic(topic) is None:
+            topic = None  # gone with a /reload: the chat's questions come from the whole bank
         return GroupSettings(
             chat_id=chat_id,
             chat_type=record.type,
@@ -108,7 +111,7 @@ class GroupService:
             poll_mode=PollMode(mode) if mode in POLL_MODES else PollMode.BUTTONS,
             timezone=record.tz or self.default_timezone,
             bank_id=record.bank_id,
-            topic=record.topic,
+            topic=topic,
         )
 
     async def _set(self, chat_id: int, name: str, value: object) -> None:

@@ -87,16 +87,22 @@ def _history_tables(conn: Connection) -> list[str]:
     return found
 
 
+# A learner's answers in their private chat (a private chat's id is the user's).
+_PRIVATE = " AND chat_id = user_id"
+
+
 def reset_history(conn: Connection, user_id: int, bank_id: str) -> int:
     """Forget a learner's practice in one bank; returns how many answers went.
 
     Answers, toggled choices, private deliveries, mock exams and any per-user memory a later
     migration keeps for the bank (every table with user_id and bank_id columns, found by name
-    so the reset stays complete as the schema grows). Group questions stay: they belong to
-    the group; only the learner's answers to them go.
+    so the reset stays complete as the schema grows). Group questions and the learner's
+    answers to them stay: they belong to the group, whose leaderboard counts each member's
+    one answer to a question (forgotten, it could be given again and counted twice).
     """
     answers = conn.execute(
-        "SELECT COUNT(*) FROM answers WHERE user_id = ? AND bank_id = ?", (user_id, bank_id)
+        f"SELECT COUNT(*) FROM answers WHERE user_id = ? AND bank_id = ?{_PRIVATE}",
+        (user_id, bank_id),
     ).fetchone()[0]
     conn.execute(
         "DELETE FROM pending_choices WHERE user_id = ? AND delivery_id IN"
@@ -104,8 +110,10 @@ def reset_history(conn: Connection, user_id: int, bank_id: str) -> int:
         (user_id, bank_id),
     )
     for table in _history_tables(conn):
+        private = _PRIVATE if table == "answers" else ""
         conn.execute(
-            f'DELETE FROM "{table}" WHERE user_id = ? AND bank_id = ?', (user_id, bank_id)
+            f'DELETE FROM "{table}" WHERE user_id = ? AND bank_id = ?{private}',
+            (user_id, bank_id),
         )
     # A private delivery a daily push log still points at keeps its row (the log is the
     # at-least-once record of what was sent); its answers went above, so it counts no more.

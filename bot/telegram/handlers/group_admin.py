@@ -11,6 +11,7 @@ import html
 import logging
 
 from telegram import Update
+from telegram.constants import ChatType
 
 from bot.domain.kinds import PollMode
 from bot.plural import plural
@@ -66,7 +67,8 @@ async def window(update: Update, context: QuizContext) -> None:
         settings = await context.services.groups.settings(chat.id)
         await reply(update, context, texts.WINDOW_CURRENT.format(minutes=settings.window_s // 60))
         return
-    if len(args) != 1 or not args[0].isdigit():
+    # isdecimal, not isdigit: "²" is a digit that int() refuses.
+    if len(args) != 1 or not args[0].isdecimal():
         await reply(update, context, texts.WINDOW_USAGE)
         return
     if (chat_id := await _admin_or_refuse(update, context)) is None:
@@ -125,6 +127,12 @@ async def _polls_fitting(context: QuizContext, chat_id: int) -> str:
 async def export(update: Update, context: QuizContext) -> None:
     """/export (admins): the group's results as a CSV document, one row per member."""
     if (chat_id := await _admin_or_refuse(update, context)) is None:
+        return
+    chat = update.effective_chat
+    if chat is not None and chat.type == ChatType.CHANNEL:
+        # Posted in a channel, the file would show every subscriber who answered (name,
+        # username, id) to all the others.
+        await reply(update, context, texts.EXPORT_NOT_IN_CHANNELS.format(chat_id=chat_id))
         return
     data, members = await context.services.groups.results_csv(chat_id)
     title = update.effective_chat.title if update.effective_chat else None

@@ -198,6 +198,10 @@ LB_EMPTY = "<i>No answers yet.</i>"
 LEADERBOARD_OFF = "The leaderboard is turned off in this group."
 LEADERBOARD_SET = "Leaderboard turned <b>{state}</b>."
 EXPORT_CAPTION = "📊 Results of <b>{title}</b>: {members}, one row each."
+EXPORT_NOT_IN_CHANNELS = (
+    "A channel's results are not posted in the channel: every subscriber would see who "
+    "answered. The operator can write them with <code>quizbot export --chat {chat_id}</code>."
+)
 EXPORT_TOO_LARGE = "The results are over Telegram's 50 MB limit for a file; ask the operator."
 LEADERBOARD_USAGE = "Use /leaderboard, or (admins) /leaderboard off | on."
 WINDOW_SET = "Questions now stay open for <b>{minutes} min</b>."
