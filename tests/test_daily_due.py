@@ -34,6 +34,11 @@ def test_zone_knows_iana_names_only() -> None:
     assert zones.zone("Europe/Berlin") is BERLIN or zones.zone("Europe/Berlin") == BERLIN
     for bad in ("Mars/Olympus", "../etc/passwd", "/etc/localtime", "", "Europe/"):
         assert zones.zone(bad) is None
+    # Files of the zone folder that are not places: the server's own zone, leap-second
+    # variants, the POSIX copies, the placeholder.
+    for odd in ("localtime", "right/UTC", "posix/Europe/Berlin", "Factory", "posixrules"):
+        assert zones.zone(odd) is None and zones.canonical_zone(odd) is None
+    assert zones.canonical_zone("europe/berlin") == "Europe/Berlin"
 
 
 def test_same_local_time_is_a_different_instant_per_zone() -> None:

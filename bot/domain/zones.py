@@ -16,6 +16,9 @@ def zone(name: str) -> ZoneInfo | None:
     # Reject paths and odd input before zoneinfo turns them into file lookups.
     if not name or name.startswith(("/", ".")) or ".." in name or len(name) > 64:
         return None
+    known = _known()
+    if known and name not in known:
+        return None  # "right/UTC", "posix/...": files in the zone folder, not zones to offer
     try:
         found = ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
@@ -29,9 +32,19 @@ def is_known(name: str) -> bool:
     return zone(name) is not None
 
 
+# In the zone database but not a place: the server's own zone, and a placeholder zone.
+NOT_PLACES = frozenset({"localtime", "Factory", "posixrules"})
+
+
+@cache
+def _known() -> frozenset[str]:
+    """The zones the bot accepts (empty when the system lists none: then zoneinfo decides)."""
+    return frozenset(available_timezones()) - NOT_PLACES
+
+
 @cache
 def _names_by_lower() -> dict[str, str]:
-    return {name.lower(): name for name in available_timezones()}
+    return {name.lower(): name for name in _known()}
 
 
 def canonical_zone(name: str) -> str | None:
