@@ -4,6 +4,7 @@ superscript digits, and /quizpoll after a /reload took the chat's topic away."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from tests import factories, sample_bank
@@ -24,7 +25,7 @@ from tests.groups_support import (
     wrong_option,
 )
 from tests.ops_support import write_bank
-from tests.test_groups_channels import CHANNEL_ID, channel_command, make_admin
+from tests.test_groups_channels import CHANNEL, CHANNEL_ID, channel_command, make_admin
 
 NO_PACE = {"QUIZBOT_GROUP_QUIZ_COOLDOWN_SECONDS": 0, "QUIZBOT_GROUP_MIN_OPEN_SECONDS": 0}
 BANK = sample_bank.bank([sample_bank.question(f"q{i}", correct=(i % 3,)) for i in range(6)])
@@ -106,3 +107,24 @@ async def test_quizpoll_counts_the_whole_bank_once_the_chats_topic_is_gone(
         await h.feed(factories.command("/quizpoll", ADMIN, GROUP))
         said = h.api.last_text(GROUP_ID) or ""
         assert f"of {len(alpha)} questions" in said, said
+
+
+async def test_a_channel_promoted_again_gets_its_daily_question_back(tmp_path: Path) -> None:
+    async with running_bot(tmp_path, **NO_PACE) as h:
+        push = h.services.push
+        push.pace_now = h.clock.now
+        h.clock.set(dt.datetime(2026, 6, 1, 7, 0, tzinfo=dt.UTC))
+        await make_admin(h)
+        await h.feed(channel_command("/daily 09:00 UTC"))
+        # Demoted: the next daily question meets Telegram's refusal, which stops the daily.
+        await h.feed(factories.my_chat_member(CHANNEL, "administrator", "member", ADMIN))
+        h.api.block(CHANNEL_ID)
+        h.clock.set(dt.datetime(2026, 6, 1, 9, 0, 30, tzinfo=dt.UTC))
+        await push.run_once()
+        query = "SELECT local_time, timezone, active FROM subscriptions WHERE chat_id = ?"
+        assert db_rows(h.db_path, query, (CHANNEL_ID,)) == [("09:00", "UTC", 0)]
+        h.api.unblock(CHANNEL_ID)
+        await h.feed(factories.my_chat_member(CHANNEL, "member", "administrator", ADMIN))
+        assert db_rows(h.db_path, query, (CHANNEL_ID,)) == [("09:00", "UTC", 1)]
+        h.clock.set(dt.datetime(2026, 6, 2, 9, 0, 30, tzinfo=dt.UTC))
+        assert await push.run_once() == 1

@@ -40,12 +40,19 @@ async def on_my_chat_member(update: Update, context: QuizContext) -> None:
             log.info("channel %s: bot is an administrator, posting enabled", chat.id)
             await groups.register(chat.id, chat.type, chat.title)
             push = context.services.push
-            if await push.subscription(chat.id) is None:
+            found = await push.subscription(chat.id)
+            if found is None:
                 # A channel gets its daily question without asking; an admin posting
                 # `/daily HH:MM Zone` in the channel moves it.
                 settings = await groups.settings(chat.id)
                 await push.subscribe(
                     chat.id, CHANNEL_DAILY_TIME, settings.timezone, kind=ChatKind.CHANNEL
+                )
+            elif not found.active:
+                # Promoted again after a demotion (which stopped the posting): the daily
+                # question comes back at the time the channel had.
+                await push.subscribe(
+                    chat.id, found.local_time, found.timezone, kind=ChatKind.CHANNEL
                 )
         else:
             log.info("channel %s: bot is %s, posting disabled", chat.id, new.status)
