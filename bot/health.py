@@ -16,9 +16,12 @@ from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
 from bot.config import Settings
 from bot.storage import bot_status
+from bot.storage.dialect import of
 from bot.storage.factory import connect_blocking, display_name, is_postgres, sqlite_path
 from bot.storage.port import Connection, StorageError
-from bot.storage.sqlite.database import file_identity, quick_check, read_only
+from bot.storage.sqlite import migrations as sqlite_migrations
+from bot.storage.sqlite.database import file_identity, open_failure, quick_check, read_only
+from bot.storage.sqlite.migrations import too_new
 
 # The bot writes a heartbeat every HEARTBEAT_INTERVAL_S; a few missed ones mean it is stuck.
 HEARTBEAT_INTERVAL_S = 30.0
@@ -46,6 +49,15 @@ def _float(value: str | None) -> float | None:
         return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+def migrations_too_new(conn: Connection, migrations: list[str]) -> str | None:
+    """Why this code must not use the database (migrations it does not know), or None."""
+    if of(conn).postgres:
+        from bot.storage.postgres.migrations import known  # the driver only when it is used
+
+        return too_new(migrations, known())
+    return too_new(migrations, sqlite_migrations.known())
 
 
 def database_report(
@@ -76,6 +88,12 @@ def database_report(
         },
         "push_backlog": bot_status.push_backlog(conn, now, today),
     }
+    newer = migrations_too_new(conn, migrations)
+    if newer is not None:
+        # This code would refuse to start on it (or a newer release migrated it under a
+        # running older bot): an operator must run the newer release.
+        report["ok"] = False
+        report["error"] = newer
     opened = status.get(DB_FILE_KEY)
     if running and target is not None and opened and database_file(target) != opened:
         # The bot's writes go to the file it opened, which no restart finds any more; its
@@ -118,7 +136,10 @@ def _database(settings: Settings, now: float, deep: bool) -> dict[str, Any]:
             if deep:
                 report["quick_check"] = quick_check(conn)[:5]
     except StorageError as err:
-        return {"ok": False, "path": str(path), "error": str(err)}
+        # In the words `quizbot run` refuses the file with ("not a SQLite database ..."),
+        # from the driver's error behind the port's.
+        cause = err.__cause__ if isinstance(err.__cause__, Exception) else err
+        return {"ok": False, "path": str(path), "error": str(open_failure(path, cause))}
     free = shutil.disk_usage(path.parent).free
     report["disk_free_bytes"] = free
     if free < MIN_FREE_BYTES:

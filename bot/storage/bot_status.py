@@ -53,9 +53,19 @@ def table_exists(conn: Connection, name: str) -> bool:
     end the transaction."""
     try:
         conn.execute(f'SELECT 1 FROM "{name}" WHERE 1 = 0').fetchall()
-    except Exception:  # the driver's "no such table": any failure means it cannot be read
-        return False
+    except Exception as err:
+        if _no_such_table(err):
+            return False
+        # Anything else (a file that is not a database, a broken connection) is the database
+        # failing, not a table missing: health must report it rather than an empty database.
+        raise
     return True
+
+
+def _no_such_table(err: Exception) -> bool:
+    """Whether a driver's error says the table does not exist: SQLite's message, or
+    PostgreSQL's SQLSTATE 42P01 (undefined_table); read without importing either driver."""
+    return "no such table" in str(err) or getattr(err, "sqlstate", None) == "42P01"
 
 
 def read_status(conn: Connection) -> dict[str, str]:

@@ -8,10 +8,13 @@ migration exists for both backends under the same name (a test checks it).
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from typing import Any
 
 import psycopg
+
+from bot.storage.sqlite.migrations import too_new
 
 SQL_PACKAGE = "bot.storage.postgres"
 SQL_DIR = "schema"
@@ -34,6 +37,19 @@ def available() -> list[tuple[str, str]]:
     return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
 
 
+@functools.cache  # the files shipped with this code do not change under it
+def known() -> frozenset[str]:
+    """Names of every migration this code knows on PostgreSQL (SQLite's that the baseline
+    covers included)."""
+    return frozenset(name for name, _ in available()) | frozenset(COVERED)
+
+
+class NewerDatabase(psycopg.DatabaseError):
+    """The database carries migrations this code does not know. A driver error on purpose:
+    `prepare` reports it as it reports any database it cannot use, naming it without its
+    password."""
+
+
 def applied(conn: psycopg.Connection[Any]) -> set[str]:
     """Names of migrations already applied (SQLite's names included)."""
     conn.execute(
@@ -50,6 +66,9 @@ def apply_migrations(conn: psycopg.Connection[Any]) -> list[str]:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         done = applied(conn)
+    # Code older than the schema must stop rather than run on (see SQLite's twin).
+    if (why := too_new(done, known())) is not None:
+        raise NewerDatabase(why)
     for name, sql in available():
         if name in done:
             continue

@@ -3,8 +3,9 @@ each."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -20,6 +21,31 @@ def available() -> list[tuple[str, str]]:
     folder = resources.files(SQL_PACKAGE).joinpath(SQL_DIR)
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
+
+
+@functools.cache  # the files shipped with this code do not change under it
+def known() -> frozenset[str]:
+    """Names of every migration this code ships."""
+    return frozenset(name for name, _ in available())
+
+
+def too_new(done: Iterable[str], shipped: Collection[str]) -> str | None:
+    """Why a database must not be used by this code: migrations recorded in it that this code
+    does not ship, so a newer release changed its schema (None: there are none). Shared by
+    both backends and by `quizbot health`."""
+    unknown = sorted(set(done) - set(shipped))
+    if not unknown:
+        return None
+    return (
+        f"the database is newer than this quizbot: migrations {', '.join(unknown)} it does "
+        "not know; run the newer release"
+    )
+
+
+class NewerDatabase(sqlite3.DatabaseError):
+    """The database carries migrations this code does not know. A driver error on purpose:
+    whoever opens the database (prepare, Database.open) then closes its connection and
+    reports the file as it reports any it cannot use, in one line."""
 
 
 def applied(conn: sqlite3.Connection) -> set[str]:
@@ -48,9 +74,14 @@ def apply_migrations(conn: sqlite3.Connection, default_timezone: str = "UTC") ->
 
     `default_timezone` is the zone of learners and chats that set none (backfills need it)."""
     done = applied(conn)
+    shipped = available()
+    # Code older than the schema would write rows the newer one no longer expects, or miss
+    # tables it relies on: it must stop rather than run on.
+    if (why := too_new(done, [name for name, _ in shipped])) is not None:
+        raise NewerDatabase(why)
     new: list[str] = []
     steps = _python_steps()
-    for name, sql in available():
+    for name, sql in shipped:
         if name in done:
             continue
         # executescript commits any open transaction first, so the script carries its own
