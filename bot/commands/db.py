@@ -113,7 +113,8 @@ def cmd_copy(args: argparse.Namespace) -> int:
         )
         return 1
     except (DatabaseUnavailable, StorageError) as err:
-        print(f"quizbot: {err}", file=sys.stderr)
-        return 1
+        from bot.commands.run import unusable
+
+        return unusable(err)
     print("\n".join(summary(report)))
     return 0

@@ -27,10 +27,14 @@ def _write(out: Path, data: str) -> None:
 
 def run_export_bank(args: argparse.Namespace) -> int:
     """Write the bank in the format asked."""
-    from bot.commands.run import fail, load_with_bank
+    from bot.commands.run import fail, load_with_bank, not_writable, write_failed
 
     if args.bank is None:
         return fail(f"export {args.format} needs --bank ID")
+    if (why := not_writable(args.out)) is not None:
+        # Before the write: renaming the written file onto a directory would fail only
+        # after the temporary file was made beside it, and leave that file behind.
+        return fail(why)
     loaded = load_with_bank(args.bank)
     if isinstance(loaded, int):
         return loaded
@@ -43,7 +47,10 @@ def run_export_bank(args: argparse.Namespace) -> int:
         text = {"moodle": to_moodle, "gift": to_gift}[args.format](bank)
     except ValueError as err:
         return fail(f"bank {args.bank}: {err}")
-    _write(args.out, text)
+    try:
+        _write(args.out, text)
+    except OSError as err:
+        return write_failed(args.out, err)
     questions = plural(len(bank.questions), "question")
     print(f"{args.out}: {questions} of bank {args.bank} as {args.format}")
     return 0
@@ -60,9 +67,12 @@ async def _results(
 
 def run_export_chat(args: argparse.Namespace) -> int:
     """Write a group's results as CSV (the file /export sends in the group)."""
-    from bot.commands.run import fail, load_with_bank
+    from bot.commands.run import fail, load_with_bank, not_writable, unusable, write_failed
     from bot.storage.factory import missing_file
+    from bot.storage.port import DatabaseUnavailable
 
+    if (why := not_writable(args.out)) is not None:
+        return fail(why)  # before the database is opened for nothing
     loaded = load_with_bank(None)
     if isinstance(loaded, int):
         return loaded
@@ -70,9 +80,15 @@ def run_export_chat(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if missing_file(db_path):
         return fail(f"no database at {db_path}")
-    data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_bytes(data)
+    try:
+        data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
+    except DatabaseUnavailable as err:
+        return unusable(err)
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_bytes(data)
+    except OSError as err:
+        return write_failed(args.out, err)
     print(f"{args.out}: {plural(members, 'member')} of chat {args.chat}")
     return 0
 

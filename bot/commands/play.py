@@ -69,7 +69,7 @@ def _count(value: str) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Run the terminal loop until EOF, `q`, or --count questions."""
-    from bot.commands.run import fail, load_with_bank
+    from bot.commands.run import fail, load_with_bank, unusable
 
     loaded = load_with_bank(args.bank)
     if isinstance(loaded, int):
@@ -97,8 +97,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             play(catalog, db_path, args.bank, args.topic, args.count, sys.stdin, sys.stdout)
         )
     except DatabaseUnavailable as err:
-        print(f"quizbot: {err}", file=sys.stderr)
-        return 1
+        return unusable(err)
 
 
 def show_question(bank: Bank, q: Question, out: TextIO) -> None:

@@ -15,9 +15,9 @@ from bot.bank.loader import load_banks
 from bot.bank.models import Bank
 from bot.config import ConfigError, load_settings
 from bot.plural import plural
-from bot.storage.factory import missing_file, target_arg
+from bot.storage.factory import display_name, missing_file, target_arg
 from bot.storage.item_sql import NoDatabase, read_item_report
-from bot.storage.port import StorageError
+from bot.storage.port import DatabaseUnavailable, StorageError
 
 RENDERERS: dict[str, Callable[[ItemReport], str]] = {
     "text": render_text,
@@ -93,12 +93,17 @@ def _pick_bank(banks: dict[str, Bank], wanted: str | None) -> Bank:
 
 
 def _read(db: Path | str, bank: Bank, min_n: int) -> ItemReport:
+    from bot.commands.run import one_line
+
     try:
         return read_item_report(db, bank, min_n)
     except NoDatabase as err:
         raise ReportError(str(err)) from None
+    except DatabaseUnavailable as err:
+        raise ReportError(one_line(err)) from None  # it names the database already
     except StorageError as err:
-        raise ReportError(f"cannot read {db}: {err}") from None
+        # display_name: a PostgreSQL URL's password must not reach the terminal or a log.
+        raise ReportError(f"cannot read {display_name(db)}: {one_line(err)}") from None
 
 
 def cmd_report(args: argparse.Namespace) -> int:

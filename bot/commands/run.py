@@ -34,6 +34,30 @@ def fail(message: str) -> int:
     return 2
 
 
+def one_line(err: BaseException) -> str:
+    """An error's text on one line: a driver's message may span several (PostgreSQL's adds
+    a hint line), and an operator's log or a supervisor's status shows only the first."""
+    return " ".join(part.strip() for part in str(err).splitlines() if part.strip())
+
+
+def unusable(err: BaseException) -> int:
+    """Say why the database cannot be used, in one line; exit status 1."""
+    print(f"quizbot: {one_line(err)}", file=sys.stderr)
+    return 1
+
+
+def not_writable(path: Path) -> str | None:
+    """Why an output file cannot be written there, when that shows before any work is done
+    (a directory in its place); None otherwise (a failed write says it then)."""
+    return f"cannot write {path}: it is a directory" if path.is_dir() else None
+
+
+def write_failed(path: Path, err: OSError) -> int:
+    """One line naming the output file and why it could not be written; exit status 1."""
+    print(f"quizbot: cannot write {path}: {err.strerror or err}", file=sys.stderr)
+    return 1
+
+
 def load_catalog(settings: Settings, cache: Path | None = None) -> Catalog | None:
     """The banks named by the settings, or None after printing every problem; with `cache`,
     unchanged question files come from that cache file (see bot/bank/cache.py)."""
@@ -81,8 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # with one line, and a supervisor's restart-on-failure sees the exit code.
         prepare_database(settings.db, settings.default_timezone)
     except DatabaseUnavailable as err:
-        print(f"quizbot: {err}", file=sys.stderr)
-        return 1
+        return unusable(err)
     from bot.telegram.app import build_application, run  # keeps `validate` & co. light
     from bot.telegram.startup import StartupFailed, preflight
 
@@ -100,8 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         run(app, settings)
     except DatabaseUnavailable as err:  # broken between the check above and the start
-        print(f"quizbot: {err}", file=sys.stderr)
-        return 1
+        return unusable(err)
     except Exception as err:
         # Through the logger, not a bare traceback: PTB's InvalidToken message quotes the token
         # and only the log handler redacts it.
@@ -122,8 +144,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     try:
         todo = prepare_database(settings.db, settings.default_timezone)
     except DatabaseUnavailable as err:
-        print(f"quizbot: {err}", file=sys.stderr)
-        return 1
+        return unusable(err)
     if not todo:
         print(f"database {display_name(settings.db)} is up to date; no migration to apply")
         return 0

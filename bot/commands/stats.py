@@ -19,6 +19,7 @@ from bot.practice.fitting import describe
 from bot.practice.readiness_service import ReadinessReport, render_stats_chart
 from bot.storage.factory import missing_file, target_arg
 from bot.storage.fit_sql import StoredParams
+from bot.storage.port import DatabaseUnavailable
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,8 +36,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print the report; write the chart when asked."""
-    from bot.commands.run import fail, load_with_bank
+    from bot.commands.run import fail, load_with_bank, not_writable, unusable, write_failed
 
+    if args.png is not None and (why := not_writable(args.png)) is not None:
+        return fail(why)
     loaded = load_with_bank(args.bank)
     if isinstance(loaded, int):
         return loaded
@@ -44,13 +47,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
     db_path = args.db or settings.db
     if missing_file(db_path):
         return fail(f"no database at {db_path}")
-    report, params = asyncio.run(
-        _report(catalog, db_path, args.user, args.bank, settings.default_timezone)
-    )
+    try:
+        report, params = asyncio.run(
+            _report(catalog, db_path, args.user, args.bank, settings.default_timezone)
+        )
+    except DatabaseUnavailable as err:
+        return unusable(err)
     print_report(report, sys.stdout)
     print(describe(params))
     if args.png is not None:
-        args.png.write_bytes(render_stats_chart(report))
+        try:
+            args.png.write_bytes(render_stats_chart(report))
+        except OSError as err:
+            return write_failed(args.png, err)
         print(f"chart written to {args.png}")
     return 0
 

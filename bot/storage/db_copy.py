@@ -16,6 +16,7 @@ triggers would rebuild it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +31,8 @@ from bot.storage.factory import (
     sqlite_path,
 )
 from bot.storage.port import Connection, StorageError
+from bot.storage.sqlite import migrations as sqlite_migrations
+from bot.storage.sqlite.migrations import too_new
 
 BATCH_ROWS = 2000
 FLOAT_DIGITS = 6  # floats are compared to a millionth: both backends store IEEE doubles
@@ -40,6 +43,8 @@ KEPT_BY_TRIGGERS: dict[str, tuple[str, ...]] = {
 }
 # Bookkeeping each database keeps for itself (the target's migrations wrote its own).
 NOT_COPIED = frozenset({"schema_migrations"})
+# The files SQLite keeps beside a database file while it is open or was left mid-write.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 Progress = Callable[[str, int, int], None]  # table, rows copied so far, rows in the table
 
@@ -161,6 +166,17 @@ class Side:
         self.name = display_name(target)
         self.conn = conn
         self.catalog = catalog_of(target, conn)
+        self.postgres = is_postgres(target)
+
+    def newer_than_code(self) -> str | None:
+        """Why this code must not copy the database (migrations it does not know), or None.
+        Only once its schema_migrations table is known to exist (no pending migrations)."""
+        done = [row[0] for row in self.conn.execute("SELECT name FROM schema_migrations")]
+        if self.postgres:
+            from bot.storage.postgres.migrations import known
+
+            return too_new(done, known())
+        return too_new(done, sqlite_migrations.known())
 
     def tables(self) -> list[str]:
         """The tables to copy."""
@@ -220,6 +236,10 @@ def check_schemas(source: Side, target: Side) -> list[str]:
             f"the source {source.name} lacks migrations {', '.join(behind)}: "
             "run `quizbot migrate` on it first"
         )
+    if (why := source.newer_than_code()) is not None:
+        # A newer release's data would reach a target this code migrated, without the
+        # migrations that made it.
+        raise CopyRefused(f"the source {source.name}: {why}")
     tables = target.tables()
     theirs = set(source.tables())
     if theirs != set(tables):
@@ -310,32 +330,75 @@ def same_database(a: str, b: str) -> bool:
     return sqlite_path(a).resolve() == sqlite_path(b).resolve()
 
 
+def open_source(url: str) -> Connection:
+    """A connection to the source; CopyRefused for a SQLite source that is no file (connecting
+    would create an empty one), StorageError naming the source when it cannot be read."""
+    if not is_postgres(url):
+        path = sqlite_path(url)
+        if path.is_dir():
+            raise CopyRefused(f"the source {path} is a directory, not a SQLite file")
+        if not path.is_file():
+            raise CopyRefused(f"the source {path} does not exist")
+    try:
+        return connect_blocking(url)
+    except driver_errors(url) as err:
+        why = str(err).strip() or type(err).__name__
+        raise StorageError(f"cannot read the source {display_name(url)}: {why}") from err
+
+
+@contextlib.contextmanager
+def removed_on_failure(target_url: str) -> Iterator[None]:
+    """A SQLite target this copy creates is deleted again (with its -wal, -shm and any
+    folders made for it) when the copy fails: a migrated empty file left behind looks like a
+    copy that worked."""
+    if is_postgres(target_url):
+        yield  # a PostgreSQL database is never created by the copy; its rollback empties it
+        return
+    path = sqlite_path(target_url).absolute()
+    if path.exists() or path.is_symlink():
+        yield
+        return
+    made = [folder for folder in path.parents if not folder.exists()]  # deepest first
+    try:
+        yield
+    except BaseException:
+        for leftover in (path, *(path.with_name(path.name + s) for s in SQLITE_SIDE_FILES)):
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty: nothing of anyone else's goes
+        raise
+
+
 def _copy(
     source_url: str, target_url: str, default_timezone: str, batch: int, progress: Progress | None
 ) -> CopyReport:
     started = time.perf_counter()
     if same_database(source_url, target_url):
         raise CopyRefused("the source and the target are the same database")
-    migrations = prepare_database(target_url, default_timezone)
-    source = Side(source_url, connect_blocking(source_url))
+    # The source first: one that cannot be read stops the copy before the target is made.
+    source = Side(source_url, open_source(source_url))
     try:
-        target = Side(target_url, connect_blocking(target_url))
-        try:
-            source.catalog.begin(write=False)
-            target.catalog.begin(write=True)  # the emptiness checked holds until the commit
-            committed = False
+        with removed_on_failure(target_url):
+            migrations = prepare_database(target_url, default_timezone)
+            target = Side(target_url, connect_blocking(target_url))
             try:
-                order = copy_order(target, check_schemas(source, target))
-                copied = [_copy_table(source, target, t, batch, progress) for t in order]
-                verify(target, copied)
-                target.catalog.end(commit=True)
-                committed = True
+                source.catalog.begin(write=False)
+                target.catalog.begin(write=True)  # the emptiness checked holds until the commit
+                committed = False
+                try:
+                    order = copy_order(target, check_schemas(source, target))
+                    copied = [_copy_table(source, target, t, batch, progress) for t in order]
+                    verify(target, copied)
+                    target.catalog.end(commit=True)
+                    committed = True
+                finally:
+                    if not committed:
+                        target.catalog.end(commit=False)
+                    source.catalog.end(commit=False)
             finally:
-                if not committed:
-                    target.catalog.end(commit=False)
-                source.catalog.end(commit=False)
-        finally:
-            target.conn.close()
+                target.conn.close()
     finally:
         source.conn.close()
     return CopyReport(
