@@ -99,7 +99,8 @@ async def _apply(
         )
     if word == "f":
         return await svc.flag(user, exam.id, pos)
-    if word.startswith("g ") and word[2:].strip().isdigit():
+    # isdecimal, not isdigit: "²" is a digit that int() refuses.
+    if word.startswith("g ") and word[2:].strip().isdecimal():
         return await svc.go(user, exam.id, int(word[2:]) - 1)
     if word == "finish":
         done = await svc.finish(user, exam.id)

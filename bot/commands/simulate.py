@@ -76,7 +76,8 @@ def _blueprint(bank_id: str | None) -> Blueprint | str:
         from bot.learning.simulate.generated_bank import generate_bank
 
         size = bank_id.removeprefix(GENERATED)
-        if not size.isdigit() or not 10 <= int(size) <= 5000:
+        # isdecimal, not isdigit: "²" is a digit that int() refuses.
+        if not size.isdecimal() or not 10 <= int(size) <= 5000:
             return f"{bank_id}: expected {GENERATED}N with N from 10 to 5000"
         return Blueprint.of(generate_bank(int(size)))
     from bot.bank.loader import load_banks

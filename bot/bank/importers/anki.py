@@ -165,7 +165,8 @@ def _key(answer: str, options: list[str]) -> set[int] | str:
         return {folded.index(answer.casefold())}
     picked: set[int] = set()
     for token in (t for t in re.split(r"[,;\s]+", answer) if t):
-        if token.isdigit() and 1 <= int(token) <= len(options):
+        # isdecimal, not isdigit: "²" is a digit that int() refuses.
+        if token.isdecimal() and 1 <= int(token) <= len(options):
             picked.add(int(token) - 1)
         elif len(token) == 1 and token.upper() in LETTERS[: len(options)]:
             picked.add(LETTERS.index(token.upper()))

@@ -97,7 +97,8 @@ def _column_of(loc: tuple[str | int, ...]) -> str:
 def _correct_indices(cell: str, count: int) -> tuple[set[int], str | None]:
     picked: set[int] = set()
     for token in (t for t in re.split(r"[,;\s]+", cell.strip()) if t):
-        if token.isdigit():
+        # isdecimal, not isdigit: "²" is a digit that int() refuses.
+        if token.isdecimal():
             index = int(token) - 1
         elif len(token) == 1 and token.upper() in LETTERS:
             index = LETTERS.index(token.upper())
