@@ -48,6 +48,7 @@ class AnswerStatus(StrEnum):
     STALE = "stale"  # a button from another copy of the data (a restored backup)
     REVISED = "revised"  # the question's options or key changed since it was shown
     CONFIRM = "confirm"  # choice held until the learner says how sure they are
+    IN_EXAM = "in_exam"  # a question of the learner's running mock exam: answered there only
 
 
 @dataclass(frozen=True, slots=True)

@@ -326,6 +326,10 @@ class PracticeService:
         if kind is not None and kind is not question.kind:
             return AnswerOutcome(AnswerStatus.UNKNOWN, delivery)
         group = delivery.audience is Audience.GROUP
+        # A practice message sent before a mock exam started may hold one of its questions:
+        # its verdict would give the exam's answer away.
+        if not group and mock_sql.in_running_exam(conn, learner.id, delivery.bank_id, question.id):
+            return AnswerOutcome(AnswerStatus.IN_EXAM, delivery)
         if chosen is None:
             if sql.existing_answer(conn, delivery_id, learner.id) is not None:
                 return self._already(conn, delivery, learner.id)

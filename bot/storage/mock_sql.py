@@ -161,6 +161,16 @@ def running_question_ids(conn: Connection, user_id: int, bank_id: str) -> frozen
     return frozenset(r[0] for r in rows)
 
 
+def in_running_exam(conn: Connection, user_id: int, bank_id: str, question_id: str) -> bool:
+    """Whether a question is one of the learner's running exam in this bank."""
+    row = conn.execute(
+        "SELECT 1 FROM mock_exams e JOIN mock_items i ON i.exam_id = e.id"
+        " WHERE e.user_id = ? AND e.status = 'running' AND e.bank_id = ? AND i.question_id = ?",
+        (user_id, bank_id, question_id),
+    ).fetchone()
+    return row is not None
+
+
 def snapshot(conn: Connection, exam_id: int, position: int) -> str | None:
     """The question at a position, as JSON frozen when the exam started."""
     row = conn.execute(

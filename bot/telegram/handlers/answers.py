@@ -82,6 +82,17 @@ async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) ->
         )
         if again is not None:
             await send_question(context, again)
+    elif outcome.status is AnswerStatus.EMPTY and outcome.delivery is not None:
+        # Sure/Unsure with no pick held that fits (a /reset dropped it, another device ticked
+        # a third option): nothing was recorded, so the letters come back, not a verdict.
+        delivery = outcome.delivery
+        await query.answer(texts.CB_PICK_AGAIN)
+        await edit_markup(
+            context.bot,
+            press.message.chat_id,
+            press.message.message_id,
+            keyboards.question_keyboard(delivery.id, delivery.question, token=delivery.token),
+        )
     elif outcome.status is AnswerStatus.CONFIRM:
         assert outcome.delivery is not None
         chosen = render.letters(outcome.chosen)

@@ -46,6 +46,7 @@ REFUSALS = {
     AnswerStatus.REMOVED: texts.CB_REMOVED,
     AnswerStatus.CLOSED: texts.CB_CLOSED,
     AnswerStatus.STALE: texts.CB_STALE,
+    AnswerStatus.IN_EXAM: texts.CB_IN_EXAM,
 }
 
 
@@ -101,7 +102,13 @@ async def send_next_question(
         if source is Source.MISTAKES or (
             after is not None and await practice.is_mistakes_round(after)
         ):
-            await send_html(context.bot, chat_id, texts.NO_MISTAKES, keyboards.practice_keyboard())
+            text = texts.NO_MISTAKES
+            prefs = await practice.prefs(chat_id)
+            bank = context.services.catalog.bank(prefs.bank_id)
+            if prefs.topic is not None and (topic := bank.meta.topic(prefs.topic)) is not None:
+                # Mistakes of other topics may be waiting: say whose are done.
+                text = texts.NO_MISTAKES_IN_TOPIC.format(topic=render.esc(topic.name))
+            await send_html(context.bot, chat_id, text, keyboards.practice_keyboard())
             return
         await send_html(context.bot, chat_id, texts.NO_QUESTIONS)
         return

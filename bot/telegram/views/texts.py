@@ -100,6 +100,8 @@ CB_REMOVED = "This question was withdrawn from the bank. Send /quiz for another 
 CB_CLOSED = "This question is closed: answers are no longer taken."
 CB_TOGGLED = "Selected: {chosen}. Tap Submit when ready."
 CB_PICK_FIRST = "Select exactly {count} options, then tap Submit."
+CB_PICK_AGAIN = "Your pick was not kept: pick again, then say how sure you are."
+CB_IN_EXAM = "This question is in your running mock exam: answer it there. /mock shows the exam."
 CB_PRIVATE_ONLY = "This button works in a private chat with me."
 CB_ADMINS_ONLY = "Sorry, only the chat's admins can use this button."
 CB_NEXT_USED = "You already moved on from this question: your next one is below."
@@ -264,6 +266,10 @@ CB_CHANGE = "Pick again: nothing is recorded until you say how sure you are."
 PRACTICE_BUTTON = "Back to practice ▶️"
 EXAM_NO_DATE_BUTTON = "No date"
 NO_MISTAKES = "🎉 No mistakes left to review."
+NO_MISTAKES_IN_TOPIC = (
+    "🎉 No mistakes left to review in <b>{topic}</b>. Mistakes in other topics: choose All"
+    " topics in /topics."
+)
 EXAM_NONE = (
     "📅 No exam date set for <b>{bank}</b>. Without one I plan as if the exam were 30 days "
     "away.\nSet it with, for example, <code>/exam {example}</code>."
