@@ -11,6 +11,7 @@ from typing import Any
 from bot.telegram.views import texts
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
+from tests.fakes import FakeBotApi
 
 ANN = factories.user(601, "Ann")
 ANN_CHAT = factories.private_chat(ANN)
@@ -91,3 +92,19 @@ async def test_no_mistakes_in_the_chosen_topic_names_it(tmp_path: Path) -> None:
         said = await say(h, "/mistakes")
         assert said["text"] != texts.NO_MISTAKES
         assert "Alpha" in said["text"] and "/topics" in said["text"]
+
+
+async def test_an_outdated_question_is_sent_again_once_however_many_taps(tmp_path: Path) -> None:
+    api = FakeBotApi()
+    async with running_bot(tmp_path, sample_bank.bank([sample_bank.question("q1")]), api=api) as h:
+        old = await say(h, "/quiz")
+    edited = sample_bank.bank([sample_bank.question("q1", correct=(2,), n_options=3)])
+    async with running_bot(tmp_path, edited, api=api) as h:  # restarted on the edited bank
+        sent = h.api.count("sendMessage", ANN["id"])
+        letters = buttons(old)
+        for letter in "DDA":
+            await tap(h, old, letters[letter])
+        assert h.api.count("sendMessage", ANN["id"]) - sent == 1
+        assert buttons(h.api.message(ANN["id"], old["message_id"])) == {}  # old keyboard gone
+        assert callback_texts(h)[-3:] == [texts.CB_REVISED] * 3
+        assert answered(h) == 0

@@ -11,6 +11,7 @@ from bot.storage.port import Store
 
 NEXT = "next"
 EXPLAIN = "explain"
+REVISED_COPY = "revised"  # the current version of a question sent again in place of this one
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from telegram.error import TelegramError
 from bot.bank.models import Kind
 from bot.domain.models import AnswerOutcome, AnswerStatus
 from bot.learning.memory import Confidence
-from bot.practice.chat_guards import EXPLAIN, NEXT
+from bot.practice.chat_guards import EXPLAIN, NEXT, REVISED_COPY
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers import group_answers, group_topics
 from bot.telegram.handlers.buttons import Buttons, Press, Who
@@ -77,8 +77,13 @@ async def _settle(press: Press, context: QuizContext, outcome: AnswerOutcome) ->
         # The options or key changed since this was shown, and that version is gone: grading
         # against today's file could misgrade, so the current version is sent instead.
         await query.answer(texts.CB_REVISED)
+        delivery_id, chat_id = press.values[0], press.message.chat_id
+        # One new copy per outdated message, however many of its letters are tapped.
+        if not await context.services.guards.claim_button(chat_id, delivery_id, REVISED_COPY):
+            return
+        await edit_markup(context.bot, chat_id, press.message.message_id, None)
         again = await context.services.practice.redeliver(
-            press.values[0], learner(query.from_user), press.message.chat_id
+            delivery_id, learner(query.from_user), chat_id
         )
         if again is not None:
             await send_question(context, again)
