@@ -121,6 +121,15 @@ def line(name: str, xs: list[float], fmt: Callable[[float], str]) -> str:
     return f"   {name:<38} min {fmt(min(xs))}  median {fmt(mid)}  max {fmt(max(xs))}"
 
 
+def per_pair(figures: dict[str, list[float]], measure: str) -> str:
+    """The line of PostgreSQL's figure over SQLite's, pair by pair (run n of each)."""
+    ratio = [
+        b / a
+        for a, b in zip(figures[f"sqlite {measure}"], figures[f"postgres {measure}"], strict=True)
+    ]
+    return line(f"postgres/sqlite {measure}, per pair", ratio, lambda x: f"{x:7.2f}")
+
+
 def main() -> None:
     catalog = Catalog(load_banks([BUNDLED_QUESTIONS]).banks)
     print(f"   {N} answers by {USERS} learners per run through PracticeService.answer;")
@@ -149,13 +158,7 @@ def main() -> None:
                     )
             for name, xs in figures.items():
                 print(line(name, xs, lambda x: f"{x:7.0f}"), flush=True)
-            ratio = [
-                b / a
-                for a, b in zip(
-                    figures["sqlite answers/s"], figures["postgres answers/s"], strict=True
-                )
-            ]
-            print(line("postgres/sqlite answers/s, per pair", ratio, lambda x: f"{x:7.2f}"))
+            print(per_pair(figures, "answers/s"))
 
 
 if __name__ == "__main__":

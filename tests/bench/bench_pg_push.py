@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.domain import due, zones
 from bot.practice.clock import FakeClock
 from bot.storage.factory import connect_blocking, prepare_database
-from tests.bench.bench_pg_answers import line, new_pg_database, server_cpu
+from tests.bench.bench_pg_answers import line, new_pg_database, per_pair, server_cpu
 from tests.bench.bench_push import PACED_RATE, START, started_app, stopped, unpaced_push
 from tests.fakes import TOKEN
 from tests.pg_server import PgServer, running
@@ -122,13 +122,7 @@ def main() -> None:
                 )
     for name in sorted(figures):
         print(line(name, figures[name], lambda x: f"{x:7.0f}"))
-    ratio = [
-        b / a
-        for a, b in zip(
-            figures["sqlite deliveries/s"], figures["postgres deliveries/s"], strict=True
-        )
-    ]
-    print(line("postgres/sqlite deliveries/s, per pair", ratio, lambda x: f"{x:7.2f}"))
+    print(per_pair(figures, "deliveries/s"))
 
 
 if __name__ == "__main__":
