@@ -14,8 +14,7 @@ from bot.bank.loader import load_bank
 from bot.bank.models import Bank
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import Answer
-from bot.practice import memory_updates
+from bot.learning.memory import Answer, MemoryState, review
 from bot.storage import learning_sql, practice_sql
 from bot.storage.port import Connection
 from bot.storage.sqlite.database import connect_sync
@@ -108,7 +107,28 @@ def answer(conn: Connection, bank: Bank, user: int, qid: str, correct: bool, at:
         chosen="0" if correct else "1", correct=correct, now=at,
     )  # fmt: skip
     when = dt.datetime.fromtimestamp(at, dt.UTC)
-    memory_updates.take_stored(conn, user, BANK_ID, Answer(qid, when, correct))
+    # The memory state as the code of that schema stored it: its columns only.
+    present = {r[1] for r in conn.execute("PRAGMA table_info(memory_states)")}
+    columns = tuple(c for c in learning_sql.MEMORY_COLUMNS if c in present)
+    before = conn.execute(
+        f"SELECT {', '.join(columns)} FROM memory_states"
+        " WHERE user_id = ? AND bank_id = ? AND question_id = ?",
+        (user, BANK_ID, qid),
+    ).fetchone()
+    state = (
+        None if before is None else MemoryState.from_row(dict(zip(columns, before, strict=True)))
+    )
+    row = review(state, Answer(qid, when, correct)).to_row()
+    conn.execute(
+        learning_sql.upsert_sql(columns), (user, BANK_ID, qid, *(row[c] for c in columns))
+    )
+
+
+# The memory columns every revision of the schema since the learning engine has.
+MEMORY = (
+    "SELECT user_id, bank_id, question_id, stability, difficulty, due, last_review, reps,"
+    " lapses, spaced_reviews FROM memory_states"
+)
 
 
 def rows(conn: Connection, sql: str, *args: object) -> list[tuple[object, ...]]:
@@ -157,14 +177,23 @@ def test_history_on_the_old_topics_reads_the_same_on_the_ten_domains(
     assert pruned_topic in ("optimization-deployment", "rag-agents", "safety-guardrails")
     conn.execute("DELETE FROM answers WHERE id = ?", (first,))
 
-    memory_before = rows(conn, "SELECT * FROM memory_states")
+    memory_before = rows(
+        conn,
+        MEMORY,
+    )
     totals_before = {u: practice_sql.bank_totals(conn, u)[0] for u in (ALICE, BOB)}
     answers_before = rows(conn, "SELECT id, question_id, correct, answered_at FROM answers")
 
     assert apply_migrations(conn)[0] == "0018_ncp_genl_domains"  # and any after it
 
     # Memory (keyed on question ids) and the answers themselves are untouched.
-    assert rows(conn, "SELECT * FROM memory_states") == memory_before
+    assert (
+        rows(
+            conn,
+            MEMORY,
+        )
+        == memory_before
+    )
     assert rows(conn, "SELECT id, question_id, correct, answered_at FROM answers") == (
         answers_before
     )

@@ -191,6 +191,11 @@ async def a_database_with_pages(folder: Path) -> tuple[Path, int]:
     written last; its path, and a page in the middle of that table."""
     async with running_bot(folder) as h:
         db = h.services.db
+        # Pages freed by migrations (a dropped table or column) are used up first, so that
+        # the filler's pages follow its root page at the end of the file.
+        await db.write(lambda c: c.execute("CREATE TABLE sponge (b BLOB)"))
+        while (free := await db.fetchone("PRAGMA freelist_count")) and int(free[0]) > 0:
+            await db.write(lambda c: c.execute("INSERT INTO sponge VALUES (randomblob(3000))"))
         await db.write(lambda c: c.execute("CREATE TABLE filler (b BLOB)"))
         for _ in range(60):
             await db.write(lambda c: c.execute("INSERT INTO filler VALUES (randomblob(3000))"))

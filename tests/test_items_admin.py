@@ -11,7 +11,8 @@ from bot.analysis.admin import AdminReport, WorstQuestion
 from bot.analysis.model import Status
 from bot.analysis.render_html import render_html
 from bot.bank.models import Bank
-from bot.learning.forgetting import QueueMode, Verdict
+from bot.learning.forgetting import QueueMode, memory_check
+from bot.learning.memory import DEFAULT_WEIGHTS
 from bot.storage.item_sql import read_item_report
 from bot.telegram.outbound.documents import DOCUMENT_BYTES_LIMIT, TooLarge, send_file
 from bot.telegram.views.item_report_render import report_caption, report_text
@@ -54,9 +55,9 @@ async def test_report_lists_a_flagged_question_and_sends_the_html(tmp_path: Path
         text = text_message["text"]
         assert text.startswith("📋 Item analysis · Bank demo")
         assert "120 learners, 1080 first attempts" in text
-        # The bank-wide forgetting check: no missed question answered again a day later here.
-        assert "Memory check: 0 missed questions answered again" in text
-        assert "Study order: standard (memories do not clearly last longer than" in text
+        # No fit stored yet: FSRS-6's defaults, on which a first memory lasts days, not a week.
+        assert "Memory model: FSRS-6's defaults (no fit yet)" in text
+        assert "Study order: standard (new questions at the exam date's pace" in text
         # The mis-keyed question comes first, with its flag in words.
         first = text.split("1. ", 1)[1].split("\n2. ", 1)[0]
         assert first.startswith("mk · alpha · n=120 (firm)")
@@ -91,10 +92,13 @@ def _worst(i: int, flags: int) -> WorstQuestion:
 
 def test_report_text_fits_telegram_and_escapes_everything() -> None:
     report = AdminReport("b", 10, 100, 5, tuple(_worst(i, 9) for i in range(5)), (), b"", "f.html")
-    check = Verdict(probes=312, excess=0.061, z=4.52, mode=QueueMode.COVER)
+    weights = list(DEFAULT_WEIGHTS)
+    weights[2] = 6.0  # a first right answer lasts about 6 days at 90%: over a week at 85%
+    check = memory_check(tuple(weights), 1312)
+    assert check.mode is QueueMode.COVER
     text = report_text(report, "Bank <&>", check)
-    assert "right +6.1 points against FSRS's prediction (z +4.5)" in text
-    assert "cover first (memories last longer than predicted)" in text
+    assert "fitted to 1312 spaced reviews; a first right answer stays above 85% recall" in text
+    assert "cover first (first memories outlast a week)" in text
     assert len(text) <= 4096
     plain = html_to_plain(text)  # raises on a tag Telegram would refuse
     assert "Bank <&>" in plain and "q<0>" in plain and "and 5 more" in plain

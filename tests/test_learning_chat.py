@@ -4,15 +4,17 @@ revised questions."""
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.bank.models import LETTERS, Question
+from bot.learning.memory import DEFAULT_WEIGHTS
+from bot.storage import fit_sql
 from tests import factories
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank
-from tests.probes import seed_fast_forgetting
 
 ANN = factories.user(501, "Ann")
 ANN_CHAT = factories.private_chat(ANN)
@@ -211,15 +213,15 @@ async def test_stats_lists_active_misconceptions(tmp_path: Path) -> None:
         assert "More data always helps" in text or "Bigger is better" in text
 
 
-async def test_a_bank_seen_to_forget_fast_does_not_repeat_a_miss_in_the_sitting(
+async def test_a_miss_is_not_asked_again_in_the_sitting_and_answers_use_the_banks_fit(
     tmp_path: Path,
 ) -> None:
     async with running_bot(tmp_path, learning_bank()) as h:
-        # This bank's learners have been seen to forget fast: each missed s6, read why, and
-        # missed it again two days later. Relearning in the sitting is no longer the answer.
-        earlier = dt.datetime.fromtimestamp(h.clock.now(), dt.UTC) - dt.timedelta(days=10)
+        # The bank's learners have a fit: first memories fade fast on a steep curve.
+        fitted = list(DEFAULT_WEIGHTS)
+        fitted[0], fitted[20] = 0.05, 0.5
         with factories.blocking(h.db_path) as conn:
-            seed_fast_forgetting(conn, "learn", "s6", earlier)
+            fit_sql.save_params(conn, "learn", fit_sql.BANK_SCOPE, tuple(fitted), 800, 0.0)
         asked: list[tuple[str, str]] = []
         for i in range(4):
             message = await single(h)
@@ -229,6 +231,14 @@ async def test_a_bank_seen_to_forget_fast_does_not_repeat_a_miss_in_the_sitting(
             position = min(right) if i else min(set(range(len(order))) - right)
             await tap(h, message, position)
             h.clock.advance(60)
-        # Missed first, then four different questions; none says it is back.
+        # Missed first, then four different questions: the miss comes back when due, not now.
         assert len({q for q, _ in asked}) == 4
-        assert not any(text.startswith("🔁") for _, text in asked)
+        with factories.blocking(h.db_path) as conn:
+            rows = conn.execute(
+                "SELECT question_id, stability, decay FROM memory_states WHERE bank_id = 'learn'"
+            ).fetchall()
+        by_id = {r[0]: (r[1], r[2]) for r in rows}
+        # Every answer was scheduled under the bank's weights: the miss's first stability is
+        # the fitted one, and each state keeps the fitted curve.
+        assert by_id[asked[0][0]][0] == pytest.approx(0.05)
+        assert {d for _, d in by_id.values()} == {0.5}

@@ -1,12 +1,11 @@
-"""The bank-wide forgetting check and the study queue's cover-first mode: the arithmetic, the
-queue's picks in each mode, the bank's tally in SQLite, and the bot keeping its standard order
-when its bank's learners are seen to forget fast."""
+"""The study queue's mode from the memory model fitted to a bank's learners, and what cover-first
+does: the arithmetic, the queue's picks in each mode, the simulated bank's nightly fit telling
+lasting memories from fading ones, and the bot choosing its order from the stored weights."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import itertools
 import json
 import random
 from pathlib import Path
@@ -14,73 +13,32 @@ from pathlib import Path
 import pytest
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import DECISIVE_Z, ProbeTally, QueueMode, queue_mode
-from bot.learning.memory import Answer, MemoryState, review
-from bot.learning.queue import Learner, Pick, Reason, Today, choose_next
-from bot.learning.queue_modes import probe_to_ask
+from bot.learning.forgetting import (
+    COVER_DAYS,
+    COVER_RECALL,
+    QueueMode,
+    first_memory_days,
+    memory_check,
+    mode_for,
+)
+from bot.learning.memory import DEFAULT_WEIGHTS, Answer, Weights, recall_probability, review
+from bot.learning.queue import Learner, Reason, Today, choose_next
 from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
-from bot.practice import memory_updates
-from bot.storage import forgetting_sql
-from bot.storage import learning_sql as lsql
+from bot.storage import fit_sql
 from bot.storage.port import Connection
-from tests import factories
-from tests.probes import seed_fast_forgetting
 from tests.sample_bank import bank
 from tests.test_play_jsonl import demo_catalog, session
 
 T0 = dt.datetime(2027, 1, 4, 8, 0, tzinfo=dt.UTC)
-EARLIER = T0 - dt.timedelta(days=10)  # the jsonl session's clock starts at T0
 MINUTE = dt.timedelta(minutes=1)
-SECOND = dt.timedelta(seconds=1)
 
 
-def probed(recall: float, right: bool) -> MemoryState:
-    """A state whose first spaced review FSRS predicted at `recall` and that went `right`."""
-    first = review(None, Answer("q", T0, False))
-    second = review(first, Answer("q", T0 + dt.timedelta(days=2), right))
-    return dataclasses.replace(second, probe_recall=recall, probe_right=right)
-
-
-def test_tally_sums_only_states_with_a_probe_and_z_is_the_binomial_one() -> None:
-    rng = random.Random(2)
-    states = [probed(rng.uniform(0.3, 0.95), rng.random() < 0.5) for _ in range(300)]
-    states += [review(None, Answer("q", T0, True)) for _ in range(50)]  # no probe
-    tally = ProbeTally.of(states)
-    assert tally.reviews == 300
-    chance = 0.25
-    # Brute force over the reviews: right minus the guess-corrected prediction, over the root
-    # of the summed Bernoulli variances.
-    p = [chance + (1 - chance) * s.probe_recall for s in states if s.probe_recall is not None]
-    right = [s.probe_right for s in states if s.probe_recall is not None]
-    excess = sum(r - x for r, x in zip(right, p, strict=True))
-    variance = sum(x * (1 - x) for x in p)
-    assert tally.excess(chance) == pytest.approx(excess / 300)
-    assert tally.z(chance) == pytest.approx(excess / variance**0.5)
-    halves = ProbeTally.of(states[:120]) + ProbeTally.of(states[120:])
-    assert halves.reviews == tally.reviews and halves.right == tally.right
-    assert halves.recall == pytest.approx(tally.recall)
-    assert ProbeTally().z(chance) == 0.0 and ProbeTally().excess(chance) == 0.0
-
-
-def test_mode_needs_decisive_evidence_either_way() -> None:
-    def tally(n: int, right: int, recall: float = 0.8) -> ProbeTally:
-        return ProbeTally(n, n * recall, n * recall * recall, right)
-
-    chance = 0.25  # expected right share at recall 0.8: 0.85
-    assert queue_mode(tally(400, 380), chance) is QueueMode.COVER  # 95% right
-    # 65% right: memories fade faster, which changes nothing (FSRS's reviews come sooner).
-    assert queue_mode(tally(400, 260), chance) is QueueMode.STANDARD
-    assert queue_mode(tally(400, 342), chance) is QueueMode.STANDARD  # as predicted
-    assert queue_mode(tally(10, 8), chance) is QueueMode.STANDARD  # too few to tell
-    assert queue_mode(ProbeTally(), chance) is QueueMode.STANDARD
-    # Thousands of probes make a one-point difference "significant"; too small to act on.
-    big = tally(40_000, 34_400)  # 86% right against 85% predicted
-    assert big.z(chance) > DECISIVE_Z and queue_mode(big, chance) is QueueMode.STANDARD
-    # The threshold itself, on a tally whose z is known.
-    t = tally(400, 360)
-    expected = queue_mode(t, chance)
-    assert (t.z(chance) >= DECISIVE_Z) == (expected is QueueMode.COVER)
+def lasting(first_good: float = 6.0, decay: float = 0.15) -> Weights:
+    """FSRS-6's defaults but for the stability of a first right answer and the curve's decay."""
+    w = list(DEFAULT_WEIGHTS)
+    w[2], w[20] = first_good, decay
+    return tuple(w)
 
 
 def _today(at: dt.datetime) -> Today:
@@ -114,147 +72,24 @@ def test_cover_meets_the_most_valuable_question_first_then_the_most_at_risk() ->
     assert pick is not None and (pick.question_id, pick.reason) == ("b1", Reason.PRACTICE)
 
 
-def test_answers_that_record_a_probe_keep_the_banks_tally_and_the_backfill_agrees(
-    tmp_path: Path,
-) -> None:
-    conn = factories.migrated(tmp_path / "f.sqlite3")
-    rng = random.Random(8)
-    for user in range(40):
-        for q in ("a1", "a2", "b1"):
-            first = rng.random() < 0.6  # right first: never a probe
-            later = [
-                T0 + dt.timedelta(hours=h) for h in (0, rng.choice([0.1, 30, 60, 200]), 400, 410)
-            ]
-            before = None
-            for i, at in enumerate(later):
-                correct = first if i == 0 else rng.random() < 0.6
-                before = memory_updates.take_answer(
-                    conn, user, "b", Answer(q, at, correct), before
-                )
-    stored = [
-        lsql.state_of(tuple(row))
-        for row in conn.execute(f"SELECT {', '.join(lsql.MEMORY_COLUMNS)} FROM memory_states")
-    ]
-    kept = forgetting_sql.probe_tally(conn, "b")
-    summed = ProbeTally.of(stored)
-    assert 10 < kept.reviews == summed.reviews < 120
-    assert (kept.right, kept.recall) == (summed.right, pytest.approx(summed.recall))
-    assert forgetting_sql.probe_tally(conn, "other") == ProbeTally()
-    # The migration's backfill, from the answers alone, finds the same (no answers are stored
-    # here, so it only rebuilds the tally from the states).
-    forgetting_sql.backfill(conn)
-    rebuilt = forgetting_sql.probe_tally(conn, "b")
-    assert (rebuilt.reviews, rebuilt.right) == (kept.reviews, kept.right)
-    assert rebuilt.recall == pytest.approx(kept.recall)
-    conn.close()
+@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, lasting(), lasting(3.0, 0.5)])
+def test_a_first_memory_lasts_until_the_fitted_curve_crosses_the_target(weights: Weights) -> None:
+    days = first_memory_days(weights)
+    state = review(None, Answer("q", T0, True), weights)
+    at = T0 + dt.timedelta(days=days)
+    assert recall_probability(state, at) == pytest.approx(COVER_RECALL)
+    assert mode_for(weights) is (QueueMode.COVER if days >= COVER_DAYS else QueueMode.STANDARD)
 
 
-async def _sitting(tmp_path: Path, seed_probes: bool) -> tuple[list[str], str]:
-    """Question ids a learner is asked in one sitting, answering the first one wrong and every
-    later one right, and the study order `stats` reports; with `seed_probes`, the bank's other
-    learners forgot fast before."""
-    catalog = demo_catalog()
-    async with session(tmp_path, catalog) as s:
-        if seed_probes:
-
-            def seed(conn: Connection) -> None:
-                seed_fast_forgetting(conn, "demo", "a1", EARLIER)
-
-            await s.service.db.write(seed)
-        asked: list[str] = []
-        for i in range(5):
-            q = await s.handle(json.dumps({"cmd": "next", "user": 1}))
-            key = await s.service.delivery(q["delivery"])
-            assert key is not None
-            positions = range(len(q["options"]))
-            correct = [p for p in positions if key.question.options[p].correct]
-            chosen = (
-                [p for p in positions if p not in correct][: q["select"]] if i == 0 else correct
-            )
-            answer = {"cmd": "answer", "user": 1, "delivery": q["delivery"], "chosen": chosen}
-            verdict = await s.handle(json.dumps(answer))
-            assert verdict["correct"] is (i > 0)
-            asked.append(q["question_id"])
-            await s.handle('{"cmd": "advance", "seconds": 60}')
-        stats = await s.handle('{"cmd": "stats", "user": 1}')
-        return asked, stats["queue_mode"]
-
-
-async def test_a_bank_seen_to_forget_fast_keeps_the_standard_order(tmp_path: Path) -> None:
-    for seeded in (True, False):
-        asked, mode = await _sitting(tmp_path / str(seeded), seed_probes=seeded)
-        assert mode == "standard"
-        # A question just missed is not asked again within minutes: its review comes when
-        # FSRS, bent by the learner's measured forgetting, says it is due.
-        assert asked[0] not in asked[1:]
-
-
-def test_cover_first_brings_back_one_miss_in_eight_as_a_probe_so_the_check_keeps_learning() -> (
-    None
-):
-    plan = Blueprint.of(generate_bank(n_questions=100, n_topics=3, seed=2))
-    cfg = SimConfig(learners=20, days=6, per_day=20, policy="engine", truth="power-law", seed=5)
-    mornings: list[tuple[int, QueueMode]] = []
-    run_learners(plan, cfg, on_day=lambda _d, tally, mode: mornings.append((tally.reviews, mode)))
-    covering = [n for n, mode in mornings if mode is QueueMode.COVER]
-    # Every morning of covering first brings new probes (without them the evidence stands
-    # still until the bank is met, and a wrong decision could never be revised).
-    assert len(covering) >= 3 and all(b > a for a, b in itertools.pairwise(covering))
-    # Which misses: about one in eight, drawn from the question and the time of the miss.
-    at = T0 + dt.timedelta(days=1)
-    misses = {f"q{i}": review(None, Answer(f"q{i}", T0 + i * SECOND, False)) for i in range(800)}
-    chosen = set()
-    pool = list(misses)
-    while (q := probe_to_ask(misses, pool, at, 8)) is not None:
-        chosen.add(q)
-        pool.remove(q)
-    assert 70 <= len(chosen) <= 130
-    # Only within the probe window after the miss, and only a miss not seen since.
-    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(hours=19), 8) is None
-    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=5), 8) is None
-    # Not in the window's last day either: an answer hours later would miss it.
-    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=3, hours=1), 8) is None
-    assert probe_to_ask(misses, list(chosen), T0 + dt.timedelta(days=2, hours=23), 8) is not None
-    q = min(chosen)
-    seen = {q: review(misses[q], Answer(q, T0 + dt.timedelta(hours=2), True))}
-    assert probe_to_ask(seen, [q], at, 8) is None
-    # In the queue: before any new question while covering first.
-    small = Blueprint.of(bank())
-    held = next(
-        state
-        for i in range(1000)
-        if probe_to_ask(
-            {"a1": (state := review(None, Answer("a1", T0 + i * MINUTE, False)))},
-            ["a1"],
-            T0 + i * MINUTE + dt.timedelta(days=1),
-            8,
-        )
-        == "a1"
-    )
-    now = held.last_review + dt.timedelta(days=1)
-    pick = choose_next(
-        small, Learner({"a1": held}, _today(now)), now, random.Random(1), mode=QueueMode.COVER
-    )
-    assert pick == Pick("a1", Reason.REVIEW)
-
-
-def _modes(plan: Blueprint, truth: str) -> list[QueueMode]:
-    """The mode the side-by-side learners were handed each morning."""
-    cfg = SimConfig(learners=20, days=8, per_day=20, policy="engine", truth=truth, seed=5)
-    days: list[QueueMode] = []
-    run_learners(plan, cfg, on_day=lambda _day, _tally, mode: days.append(mode))
-    return days
-
-
-def test_side_by_side_learners_share_the_check_and_it_tells_the_worlds_apart() -> None:
-    plan = Blueprint.of(generate_bank(n_questions=100, n_topics=3, seed=2))
-    lasting, fading = _modes(plan, "power-law"), _modes(plan, "half-life")
-    # No evidence on the first mornings (no second answer a day later yet), then each world's.
-    assert lasting[:2] == fading[:2] == [QueueMode.STANDARD] * 2
-    # Never the wrong side. (On a small bank the power-law evidence is marginal: once covering
-    # first starts its late reviews it may fall back under the threshold, to the standard order.)
-    assert set(lasting) == {QueueMode.STANDARD, QueueMode.COVER}
-    assert set(fading) == {QueueMode.STANDARD}
+def test_fsrs_defaults_keep_the_standard_order_and_long_first_memories_cover_first() -> None:
+    assert mode_for(DEFAULT_WEIGHTS) is QueueMode.STANDARD
+    assert mode_for(lasting(6.0)) is QueueMode.COVER
+    # Days at 85%: a little under twice the first stability on FSRS-6's heavy default tail.
+    assert mode_for(lasting(3.5)) is QueueMode.STANDARD
+    assert first_memory_days(lasting(3.5, 0.8)) < first_memory_days(lasting(3.5, 0.15))
+    check = memory_check(lasting(), 640)
+    assert (check.reviews, check.mode) == (640, QueueMode.COVER)
+    assert check.first_memory_days == pytest.approx(first_memory_days(lasting()))
 
 
 def test_cover_interleaves_topics_and_keeps_the_last_days_for_review() -> None:
@@ -273,3 +108,55 @@ def test_cover_interleaves_topics_and_keeps_the_last_days_for_review() -> None:
     far = dataclasses.replace(exam, exam_date=(now + dt.timedelta(days=30)).date())
     pick = choose_next(plan, far, now, random.Random(2), mode=QueueMode.COVER)
     assert pick is not None and pick.reason is Reason.NEW
+
+
+def _modes(plan: Blueprint, truth: str) -> list[set[QueueMode]]:
+    """The modes the side-by-side learners were on each morning."""
+    cfg = SimConfig(learners=20, days=10, per_day=20, policy="engine", truth=truth, seed=5)
+    days: list[set[QueueMode]] = []
+    run_learners(plan, cfg, on_day=lambda _day, modes: days.append(set(modes)))
+    return days
+
+
+def test_the_nightly_fit_tells_lasting_memories_from_fading_ones() -> None:
+    plan = Blueprint.of(generate_bank(n_questions=100, n_topics=3, seed=2))
+    lasting_days, fading_days = _modes(plan, "power-law"), _modes(plan, "half-life")
+    # Before a fit (too few spaced reviews on the first mornings): FSRS-6's defaults.
+    assert lasting_days[0] == fading_days[0] == {QueueMode.STANDARD}
+    # Then each world's: long first memories cover first, fading ones never do.
+    assert QueueMode.COVER in set().union(*lasting_days)
+    assert set().union(*fading_days) == {QueueMode.STANDARD}
+
+
+async def _stats_after_one_answer(
+    tmp_path: Path, weights: Weights | None
+) -> tuple[str, dict[str, float]]:
+    """The study order `stats` reports and the stored memory state of the first question
+    answered right, with `weights` stored as the bank's fit (None: no fit)."""
+    async with session(tmp_path, demo_catalog()) as s:
+        if weights is not None:
+            w = weights
+
+            def store(conn: Connection) -> None:
+                fit_sql.save_params(conn, "demo", fit_sql.BANK_SCOPE, w, 900, 0.0)
+
+            await s.service.db.write(store)
+        q = await s.handle(json.dumps({"cmd": "next", "user": 1}))
+        key = await s.service.delivery(q["delivery"])
+        assert key is not None
+        right = [p for p in range(len(q["options"])) if key.question.options[p].correct]
+        answer = {"cmd": "answer", "user": 1, "delivery": q["delivery"], "chosen": right}
+        assert (await s.handle(json.dumps(answer)))["correct"] is True
+        states = await s.service.learning.memory(1, "demo")
+        state = states[q["question_id"]]
+        stats = await s.handle('{"cmd": "stats", "user": 1}')
+        return stats["queue_mode"], {"stability": state.stability, "decay": state.decay}
+
+
+async def test_the_bot_orders_and_schedules_by_the_banks_fitted_weights(tmp_path: Path) -> None:
+    mode, state = await _stats_after_one_answer(tmp_path / "none", None)
+    assert mode == "standard" and state["decay"] == DEFAULT_WEIGHTS[20]
+    assert state["stability"] == pytest.approx(DEFAULT_WEIGHTS[2])
+    mode, state = await _stats_after_one_answer(tmp_path / "fit", lasting(6.0, 0.2))
+    # The answer was scheduled under the stored weights, and the order follows them.
+    assert mode == "cover" and state == {"stability": pytest.approx(6.0), "decay": 0.2}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 
@@ -10,6 +11,7 @@ from fsrs import Card, Rating, State
 
 from bot.bank.models import Question
 from bot.learning.memory import (
+    DEFAULT_WEIGHTS,
     SCHEDULER,
     Answer,
     Confidence,
@@ -174,7 +176,7 @@ def test_memoised_reviews_equal_the_librarys_over_random_histories() -> None:
             confidence = rng.choice([None, Confidence.SURE, Confidence.UNSURE])
             answer = Answer("q", at, rng.random() < 0.6, confidence)
             ours, theirs = review(ours, answer), _library_review(theirs, answer)
-            # The library's part; sittings, probes and the calibration sums are tested below.
+            # The library's part; the calibration sums are tested below.
             assert _fsrs(ours) == _fsrs(theirs)
             checked += 1
     assert checked > 1500
@@ -205,51 +207,26 @@ def _answers(*steps: tuple[float, bool]) -> MemoryState:
     return state
 
 
-def test_run_right_counts_right_answers_in_a_row_within_a_sitting() -> None:
-    assert _answers((0, False)).run_right == 0
-    assert _answers((0, True)).run_right == 1
-    assert _answers((0, False), (0.05, True), (0.1, True)).run_right == 2
-    assert _answers((0, True), (0.05, True), (0.1, False)).run_right == 0
-    # The next day starts a new sitting: yesterday's run does not carry over.
-    assert _answers((0, True), (0.05, True), (24, True)).run_right == 1
-    assert _answers((0, True), (2.9, True)).run_right == 2  # under three hours apart
-    assert _answers((0, True), (3.1, True)).run_right == 1
-
-
-def test_probe_is_a_missed_questions_first_spaced_review_only() -> None:
-    first = _answers((0, False))
-    assert first.probe_recall is None
-    probed = review(first, Answer("q", T0 + dt.timedelta(days=2), True))
-    assert probed.probe_recall == pytest.approx(
-        recall_probability(first, T0 + dt.timedelta(days=2))
-    )
-    assert probed.probe_right is True
-    # Kept through later answers, never overwritten.
-    later = review(probed, Answer("q", T0 + dt.timedelta(days=5), False))
-    assert (later.probe_recall, later.probe_right) == (probed.probe_recall, True)
-    # Too soon (same sitting), too late, or not the second answer: no probe.
-    assert _answers((0, False), (1, True)).probe_recall is None
-    assert _answers((0, False), (24 * 5, True)).probe_recall is None
-    assert _answers((0, False), (1, True), (48, True)).probe_recall is None
-    # A wrong probe is recorded as wrong.
-    wrong = _answers((0, False), (30, False))
-    assert wrong.probe_recall is not None and wrong.probe_right is False
-    # A question right the first time (known, or a lucky guess) is no probe.
-    assert _answers((0, True), (30, True)).probe_recall is None
-
-
-def test_new_fields_survive_a_row_round_trip() -> None:
-    state = _answers((0, False), (0.1, True), (0.2, True))
-    assert MemoryState.from_row(state.to_row()) == state
-    probed = _answers((0, False), (30, False))
-    assert probed.probe_recall is not None
-    assert MemoryState.from_row(probed.to_row()) == probed
-
-
-def test_sitting_misses_count_wrong_answers_within_a_sitting_only() -> None:
-    assert _answers((0, False), (0.05, True), (0.1, False)).sitting_misses == 2
-    assert _answers((0, False), (0.05, False), (24, True)).sitting_misses == 0
-    assert _answers((0, False), (0.05, False), (24, False)).sitting_misses == 1
+def test_a_state_scheduled_under_fitted_weights_keeps_their_curve() -> None:
+    fitted = list(DEFAULT_WEIGHTS)
+    fitted[2], fitted[20] = 5.0, 0.4  # a first right answer lasts longer, on a steeper curve
+    weights = tuple(fitted)
+    first = review(None, Answer("q", T0, True), weights)
+    assert first.stability == pytest.approx(5.0) and first.decay == 0.4
+    assert review(None, Answer("q", T0, True)).decay == DEFAULT_WEIGHTS[20]
+    # Recall is 90% one stability later on either curve, and the curves part after that.
+    for state in (first, review(None, Answer("q", T0, True))):
+        assert recall_probability(state, T0 + state.stability * DAY) == pytest.approx(0.9)
+    default_like = dataclasses.replace(first, decay=DEFAULT_WEIGHTS[20])
+    later = T0 + 30 * DAY
+    assert recall_probability(first, later) < recall_probability(default_like, later)
+    assert recalls({"q": first}, ["q"], later) == {"q": recall_probability(first, later)}
+    # The decay is stored with the state; a row from before it reads as FSRS-6's default.
+    assert MemoryState.from_row(first.to_row()) == first
+    assert MemoryState.from_row(dict(first.to_row(), decay=None)).decay == DEFAULT_WEIGHTS[20]
+    # A later answer is scheduled under the weights it is given.
+    again = review(first, Answer("q", T0 + 6 * DAY, True), weights)
+    assert again.decay == 0.4 and again.stability > first.stability
 
 
 def test_the_forgetting_calibration_counts_only_answers_a_sitting_apart() -> None:

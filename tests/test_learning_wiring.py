@@ -16,14 +16,14 @@ from bot.bank.models import Question
 from bot.domain import display, grading
 from bot.domain.kinds import Source
 from bot.domain.models import AnswerStatus, Learner
-from bot.learning.memory import Answer, Confidence, replay_all
+from bot.learning.memory import DEFAULT_WEIGHTS, Answer, Confidence, replay_all
 from bot.practice import memory_updates
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
-from bot.storage import forgetting_sql
 from bot.storage import learning_sql as lsql
 from bot.storage.factory import open_database
+from bot.storage.memory_backfill import restate
 from bot.storage.port import Connection
 from bot.storage.sqlite import migrations
 from bot.storage.sqlite.database import connect_sync
@@ -91,11 +91,9 @@ async def test_migration_replays_existing_answers_into_memory(
         Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
     )
     assert states == expected and states["q1"].reps == 3 and states["q1"].lapses == 2
-    # The second answer, three days after a miss, is the question's first spaced review.
-    assert states["q1"].probe_recall is not None and states["q1"].probe_right is False
-    tally = forgetting_sql.probe_tally(conn, "b")
-    assert (tally.reviews, tally.right) == (1, 0)
-    assert tally.recall == pytest.approx(states["q1"].probe_recall)
+    # The second and third answers, days apart, are spaced reviews; one of them right.
+    assert (states["q1"].spaced_reviews, states["q1"].review_right) == (2, 1)
+    assert states["q1"].decay == DEFAULT_WEIGHTS[20]  # no fit yet: FSRS-6's default curve
     conn.close()
 
 
@@ -281,7 +279,7 @@ def test_shuffle_respects_no_shuffle_and_a_pinned_last_option() -> None:
 
 
 @pytest.mark.sqlite_only("replays SQLite migration 0017 on an older SQLite schema")
-def test_probe_backfill_skips_states_whose_early_answers_were_pruned(
+def test_review_backfill_and_restating_skip_states_whose_early_answers_were_pruned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     every = migrations.available()
@@ -289,13 +287,12 @@ def test_probe_backfill_skips_states_whose_early_answers_were_pruned(
     conn = connect_sync(tmp_path / "pruned.sqlite3")
     migrations.apply_migrations(conn)
     conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (7, 0, 0)")
-    # Right at first meeting, then a miss, then a miss two days later: no probe (the first
-    # answer was right). Only the last two answers are still stored (retention pruned one).
+    # Right, then two misses days apart; only the last two answers are still stored (retention
+    # pruned the first), and a state that counts three.
     history = [(1.0e9, 1), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 0)]
     state = replay_all(
         Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
     )["q1"]
-    assert state.probe_recall is None
     old = [c for c in lsql.MEMORY_COLUMNS if c in {r[1] for r in conn.execute(
         "PRAGMA table_info(memory_states)")}]  # fmt: skip
     row = state.to_row()
@@ -307,8 +304,17 @@ def test_probe_backfill_skips_states_whose_early_answers_were_pruned(
     _record_answers(conn, history[1:], first_id=2)
     monkeypatch.setattr(migrations, "available", lambda: every)
     assert "0017_forgetting_probe" in migrations.apply_migrations(conn)
-    # Replayed alone, the stored answers would look like a miss and its probe two days later.
+    # Replayed alone, the stored answers would be a first meeting missed and one review.
     stored = lsql.memory_states(conn, 7, "b")["q1"]
-    assert stored.probe_recall is None and stored.reps == 3
-    assert forgetting_sql.probe_tally(conn, "b").reviews == 0
+    assert stored == state and stored.reps == 3
+    # Restating under newly fitted weights leaves it too: a replay would forget the first.
+    fitted = list(DEFAULT_WEIGHTS)
+    fitted[20] = 0.3
+    assert restate(conn, 7, "b", tuple(fitted)) == 0
+    assert lsql.memory_states(conn, 7, "b")["q1"] == state
+    # With every answer there, the state is restated on the fitted curve.
+    _record_answers(conn, history[:1], first_id=9)
+    assert restate(conn, 7, "b", tuple(fitted)) == 1
+    again = lsql.memory_states(conn, 7, "b")["q1"]
+    assert again.decay == 0.3 and again.reps == 3 and again.stability != state.stability
     conn.close()

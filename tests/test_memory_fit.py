@@ -74,15 +74,17 @@ def test_a_fit_needs_enough_spaced_reviews() -> None:
     assert fit([history], min_reviews=51) is None
 
 
-def test_the_model_is_the_fsrs_packages_scheduler() -> None:
+@pytest.mark.parametrize("weights", [DEFAULT_MODEL.w, tuple(TRUE)], ids=["default", "fitted"])
+def test_the_model_is_the_fsrs_packages_scheduler(weights: tuple[float, ...]) -> None:
     from bot.learning.memory import _scheduled, rating_for
 
     rng = random.Random(4)
+    model = Model(weights)
     for _ in range(500):
         s, d = rng.uniform(0.05, 80), rng.uniform(1, 10)
         days, right = rng.choice((0, 1, 3, 20)), rng.random() < 0.6
-        ours = DEFAULT_MODEL.next(s, d, days, GOOD if right else AGAIN)
-        theirs = _scheduled(s, d, days, rating_for(right))
+        ours = model.next(s, d, days, GOOD if right else AGAIN)
+        theirs = _scheduled(weights, s, d, days, rating_for(right))
         assert ours == pytest.approx(theirs[:2], rel=1e-9)
 
 
@@ -108,7 +110,7 @@ def fake_fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted |
     if answered < min_reviews:
         return None
     weights = list(DEFAULT_MODEL.w)
-    weights[0], weights[1] = 0.1 * len(histories), float(os.getpid())
+    weights[0], weights[1] = 0.1 * len(histories), os.getpid() / 1e6
     return Fitted(tuple(weights), answered)
 
 
@@ -141,7 +143,7 @@ async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path
         assert (bob.version, bob.reviews) == (1, 480)
         # The fit ran in another process: the optimizer holds the GIL while it runs, so in
         # this one it would hold up every answer for as long.
-        assert bob.weights[1] != os.getpid()
+        assert round(bob.weights[1] * 1e6) != os.getpid()
         assert describe(bob) == (
             "Memory model: fitted to the bank's learners pooled, version 1, 480 reviews"
         )

@@ -20,7 +20,7 @@ from bot.domain.models import Learner
 from bot.storage import (
     answer_sql,
     chat_migration,
-    forgetting_sql,
+    fit_sql,
     group_sql,
     history_sql,
     learning_sql,
@@ -130,7 +130,7 @@ HOT: dict[str, Callable[[sqlite3.Connection], object]] = {
     "next question": lambda c: (
         practice_sql.user_prefs(c, 1),
         learning_sql.memory_states(c, 1, "b"),
-        forgetting_sql.probe_tally(c, "b"),
+        fit_sql.params_for(c, 1, "b"),
         learning_sql.last_question(c, 1, "b"),
         learning_sql.exam_date(c, 1, "b"),
     ),

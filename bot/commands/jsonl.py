@@ -305,7 +305,7 @@ class JsonlSession:
             "topics": {
                 t.topic: {"answered": t.answered, "correct": t.correct} for t in stats.topics
             },
-            "queue_mode": check.mode.value,  # the bank-wide forgetting check's study order
+            "queue_mode": check.mode.value,  # the study order the bank's fitted model sets
         }
 
 

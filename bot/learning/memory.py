@@ -22,16 +22,18 @@ DAY_SECONDS = 86_400.0
 SCHEDULER = Scheduler(
     desired_retention=0.9, learning_steps=(), relearning_steps=(), enable_fuzzing=False
 )
-_DECAY = -SCHEDULER.parameters[20]
+# FSRS-6's 21 weights; the last is the forgetting curve's decay. A state scheduled under
+# fitted weights (bot.learning.fit) keeps its decay, so its recall follows the same curve.
+Weights = tuple[float, ...]
+DEFAULT_WEIGHTS: Weights = tuple(SCHEDULER.parameters)
+DEFAULT_DECAY = DEFAULT_WEIGHTS[20]
 # Answers closer together than this belong to one sitting.
 SITTING_GAP = dt.timedelta(hours=3)
-# A missed question's second answer is a probe of the bank-wide forgetting check when it comes
-# this long after the first: from the next day on, before FSRS's first interval for a miss has
-# long passed. Only misses, and only this band, so that the check compares like with like
-# whatever the queue does: how well FSRS's curve fits real forgetting depends on the lag and
-# on what the first answer was (a right first answer may have been known or a lucky guess).
-PROBE_DAYS = (dt.timedelta(hours=20), dt.timedelta(days=4))
-_FACTOR = 0.9 ** (1 / _DECAY) - 1
+
+
+def curve_factor(decay: float) -> float:
+    """FSRS-6's factor that puts recall at 90% after one stability, for a curve's decay."""
+    return float(0.9 ** (-1 / decay) - 1)
 
 
 class Confidence(StrEnum):
@@ -55,7 +57,6 @@ class Answer:
     correct: bool
     confidence: Confidence | None = None
     seconds: float | None = None
-    in_exam: bool = False  # given in a mock exam (relearning in the sitting leaves it alone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,24 +79,16 @@ class MemoryState:
     predicted_recall: float = 0.0
     review_right: int = 0
     spaced_reviews: int = 0
-    # Within the current sitting (answers less than SITTING_GAP apart): right answers in a row,
-    # what relearning to a criterion counts, and wrong answers, after which it gives up.
-    run_right: int = 0
-    sitting_misses: int = 0
-    last_in_exam: bool = False  # the last answer was given in a mock exam
-    # A question missed at first and learned from the feedback, asked again PROBE_DAYS later
-    # (its second answer): the recall FSRS predicted for it and whether it was right. Summed
-    # over a bank's learners it tells whether people forget faster or slower than FSRS assumes
-    # (bot.learning.forgetting).
-    probe_recall: float | None = None
-    probe_right: bool = False
+    decay: float = DEFAULT_DECAY  # of the weights that scheduled it (FSRS-6's last weight)
     # `last_review` as whole microseconds since the Unix epoch, derived once: the study queue
     # takes every met question's age on each pick, and integer microseconds give the very
     # float that timedelta.total_seconds() gives, without a datetime and a timedelta a question.
     last_us: int = field(init=False, repr=False, compare=False)
+    factor: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "last_us", micros(self.last_review))
+        object.__setattr__(self, "factor", _factor(self.decay))
 
     @property
     def confident_error(self) -> bool:
@@ -117,11 +110,7 @@ class MemoryState:
             "predicted_recall": self.predicted_recall,
             "review_right": self.review_right,
             "spaced_reviews": self.spaced_reviews,
-            "run_right": self.run_right,
-            "sitting_misses": self.sitting_misses,
-            "last_in_exam": int(self.last_in_exam),
-            "probe_recall": self.probe_recall,
-            "probe_right": int(self.probe_right),
+            "decay": self.decay,
         }
 
     @classmethod
@@ -141,11 +130,7 @@ class MemoryState:
             predicted_recall=float(row["predicted_recall"]),
             review_right=int(row["review_right"]),
             spaced_reviews=int(row["spaced_reviews"]),
-            run_right=int(row["run_right"]),
-            sitting_misses=int(row["sitting_misses"]),
-            last_in_exam=bool(row["last_in_exam"]),
-            probe_recall=None if row["probe_recall"] is None else float(row["probe_recall"]),
-            probe_right=bool(row["probe_right"]),
+            decay=DEFAULT_DECAY if row.get("decay") is None else float(row["decay"]),
         )
 
 
@@ -184,16 +169,16 @@ def _utc(at: dt.datetime) -> dt.datetime:
     return at.astimezone(UTC)
 
 
-def review(state: MemoryState | None, answer: Answer) -> MemoryState:
-    """The state after one answer (None: the first time the learner meets the question)."""
+def review(
+    state: MemoryState | None, answer: Answer, weights: Weights = DEFAULT_WEIGHTS
+) -> MemoryState:
+    """The state after one answer (None: the first time the learner meets the question),
+    scheduled under `weights` (FSRS-6's defaults unless fitted)."""
     at = _utc(answer.at)
     rating = rating_for(answer.correct, answer.confidence)
-    probe_recall: float | None = None
-    probe_right = False
     if state is None:
-        stability, difficulty, interval = _scheduled(None, None, 0, rating)
+        stability, difficulty, interval = _scheduled(weights, None, None, 0, rating)
         reps, lapses, predicted, right, spaced = 0, 0, 0.0, 0, 0
-        run, misses = int(answer.correct), int(not answer.correct)
     else:
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
@@ -202,18 +187,11 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         recall = recall_probability(state, at)
         gap = at - state.last_review
         stability, difficulty, interval = _scheduled(
-            state.stability, state.difficulty, gap.days, rating
+            weights, state.stability, state.difficulty, gap.days, rating
         )
         predicted, right, spaced = state.predicted_recall, state.review_right, state.spaced_reviews
-        run, misses = state.run_right, state.sitting_misses
         if gap >= SITTING_GAP:
             predicted, right, spaced = predicted + recall, right + answer.correct, spaced + 1
-            run = misses = 0
-        run = run + 1 if answer.correct else 0
-        misses += not answer.correct
-        probe_recall, probe_right = state.probe_recall, state.probe_right
-        if state.reps == 1 and not state.last_correct and PROBE_DAYS[0] <= gap <= PROBE_DAYS[1]:
-            probe_recall, probe_right = recall, answer.correct
     return MemoryState(
         stability=stability,
         difficulty=difficulty,
@@ -227,11 +205,7 @@ def review(state: MemoryState | None, answer: Answer) -> MemoryState:
         predicted_recall=predicted,
         review_right=right,
         spaced_reviews=spaced,
-        run_right=run,
-        sitting_misses=misses,
-        last_in_exam=answer.in_exam,
-        probe_recall=probe_recall,
-        probe_right=probe_right,
+        decay=weights[20],
     )
 
 
@@ -244,9 +218,37 @@ _EPOCH = dt.datetime(2000, 1, 1, tzinfo=UTC)
 # answer, then a wrong one two days later...), so most answers meet a known case; the library
 # builds a Card, copies it and a ReviewLog per call. tests/test_learning_memory.py
 # checks the memoised states equal the library's own over thousands of random histories.
+@lru_cache(maxsize=64)
+def _factor(decay: float) -> float:
+    return curve_factor(decay)
+
+
+def check_weights(weights: Weights) -> None:
+    """Raise ValueError unless FSRS-6 can schedule with `weights` (21, each within its
+    bounds): a fit is checked before it is stored, so that no answer meets bad weights."""
+    _scheduler(weights)
+
+
+@lru_cache(maxsize=16)
+def _scheduler(weights: Weights) -> Scheduler:
+    if weights == DEFAULT_WEIGHTS:
+        return SCHEDULER
+    return Scheduler(
+        parameters=weights,
+        desired_retention=0.9,
+        learning_steps=(),
+        relearning_steps=(),
+        enable_fuzzing=False,
+    )
+
+
 @lru_cache(maxsize=1 << 16)
 def _scheduled(
-    stability: float | None, difficulty: float | None, days: int, rating: Rating
+    weights: Weights,
+    stability: float | None,
+    difficulty: float | None,
+    days: int,
+    rating: Rating,
 ) -> tuple[float, float, dt.timedelta]:
     """FSRS's new stability, difficulty and interval for a card (None: never reviewed)."""
     if stability is None or difficulty is None:
@@ -262,25 +264,28 @@ def _scheduled(
             last_review=_EPOCH,
         )
     at = _EPOCH + dt.timedelta(days=days)
-    card, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
+    card, _ = _scheduler(weights).review_card(card, rating, review_datetime=at)
     assert card.stability is not None and card.difficulty is not None
     return card.stability, card.difficulty, card.due - at
 
 
-def replay(history: Iterable[Answer]) -> MemoryState | None:
+def replay(history: Iterable[Answer], weights: Weights = DEFAULT_WEIGHTS) -> MemoryState | None:
     """Rebuild one question's state from its past answers (sorted by time here)."""
     state: MemoryState | None = None
     for answer in sorted(history, key=lambda a: a.at):
-        state = review(state, answer)
+        state = review(state, answer, weights)
     return state
 
 
-def replay_all(history: Iterable[Answer]) -> dict[str, MemoryState]:
-    """States by question id from a learner's answers to many questions (migration backfill)."""
+def replay_all(
+    history: Iterable[Answer], weights: Weights = DEFAULT_WEIGHTS
+) -> dict[str, MemoryState]:
+    """States by question id from a learner's answers to many questions (migration backfill,
+    or restating them under newly fitted weights)."""
     by_question: dict[str, list[Answer]] = {}
     for answer in history:
         by_question.setdefault(answer.question_id, []).append(answer)
-    states = {qid: replay(answers) for qid, answers in by_question.items()}
+    states = {qid: replay(answers, weights) for qid, answers in by_question.items()}
     return {qid: s for qid, s in states.items() if s is not None}
 
 
@@ -289,7 +294,7 @@ def recall_probability(state: MemoryState | None, at: dt.datetime) -> float:
     if state is None:
         return 0.0
     elapsed = max(0.0, (at - state.last_review).total_seconds() / DAY_SECONDS)
-    return float((1 + _FACTOR * elapsed / state.stability) ** _DECAY)
+    return float((1 + state.factor * elapsed / state.stability) ** -state.decay)
 
 
 def recalls(
@@ -305,7 +310,9 @@ def recalls(
         if state is not None:
             # timedelta.total_seconds() is its microseconds / 10**6, an exact int division.
             elapsed = (now_us - state.last_us) / 1_000_000 / DAY_SECONDS
-            r = (1 + _FACTOR * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** _DECAY
+            r = (1 + state.factor * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** (
+                -state.decay
+            )
             out[q] = r**power
     return out
 
@@ -313,7 +320,7 @@ def recalls(
 def recall_at(state: MemoryState, now_us: int, power: float = 1.0) -> float:
     """What `recalls` gives for one state at `now_us` (microseconds since the Unix epoch)."""
     elapsed = (now_us - state.last_us) / 1_000_000 / DAY_SECONDS
-    r = (1 + _FACTOR * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** _DECAY
+    r = (1 + state.factor * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** -state.decay
     return float(r**power)
 
 

@@ -21,7 +21,7 @@ from bot.learning.memory import (
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.queue_modes import most_at_risk, most_valuable, probe_to_ask
+from bot.learning.queue_modes import most_at_risk, most_valuable
 
 DEFAULT_HORIZON_DAYS = 30
 
@@ -36,7 +36,6 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
-    cover_probe_share: int = 8  # COVER mode: one in this many first misses comes back as a probe
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -219,7 +218,7 @@ def choose_next(
 ) -> Pick | None:
     """The next question for a learner, or None when the chosen topic has no question.
 
-    `mode` comes from the bank-wide forgetting check (`bot.learning.forgetting.queue_mode`)."""
+    `mode` comes from the memory model the learner is on (`bot.learning.forgetting.mode_for`)."""
     s = settings
     if learner.topic is None:
         pool = list(plan.in_order)
@@ -233,12 +232,6 @@ def choose_next(
     unmet = _unmet_by_topic(plan, learner, pool)
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
-    if cover:
-        # A few misses come back as probes, so that the check that chose this mode goes on
-        # learning from the bank's learners and can change its mind.
-        probe = probe_to_ask(memory, pool, now, s.cover_probe_share)
-        if probe is not None:
-            return Pick(probe, Reason.REVIEW)
     if cover and unmet:
         return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
     # Covering first skips a misconception's re-test, an early review of the idea: when

@@ -1,8 +1,9 @@
 """Fitting the memory model off the answer path: read a bank's answers, fit FSRS-6 weights
 pooled over its learners and per learner with enough reviews (`bot.learning.fit`), store them
-as a new version (`memory_params`). Run by a scheduled job (bot.telegram.fit_job) and by
-`quizbot fit`; an answer never waits for it. The study queue does not plan with the weights
-yet (docs/panel.md has the measurements of a rule that did).
+as a new version (`memory_params`), and restate each learner's memory states under the weights
+they are on (their own, else the bank's), so that due times, the queue's mode and readiness
+follow the fitted model. Run by a scheduled job (bot.telegram.fit_job) and by `quizbot fit`;
+an answer never waits for it: it reads the stored weights and schedules under them.
 
 A fit that fails or runs out of time stores nothing: the last good weights stay in use, and
 one log line says why."""
@@ -14,11 +15,14 @@ import logging
 import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from bot.learning.fit import MIN_BANK_REVIEWS, MIN_LEARNER_REVIEWS, Fitted, Graded, fit
+from bot.learning.memory import check_weights
 from bot.practice.clock import Clock
 from bot.storage import fit_sql
 from bot.storage.fit_sql import BANK_SCOPE, StoredParams
+from bot.storage.memory_backfill import restate
 from bot.storage.port import Connection, Store
 
 log = logging.getLogger(__name__)
@@ -58,6 +62,9 @@ def _fit_all(
         found = fitter([answers], MIN_LEARNER_REVIEWS)
         if found is not None:
             own[user_id] = found
+    for f in (pooled, *own.values()):
+        if f is not None:
+            check_weights(f.weights)  # out of bounds: the fit fails, the last good stays
     return pooled, own
 
 
@@ -101,6 +108,14 @@ class MemoryFits:
             return version
 
         version = await self.db.write(store)
+        for user_id in by_learner:
+            # One transaction a learner: the writer is free for answers between them.
+            fitted = own.get(user_id, pooled)
+            if fitted is not None:
+                await self.db.write(
+                    partial(restate, user_id=user_id, bank_id=bank_id, weights=fitted.weights),
+                    learner=user_id,
+                )
         return FitOutcome(bank_id, version, len(own))
 
     async def fit_banks(self, bank_ids: Sequence[str]) -> list[FitOutcome]:

@@ -10,12 +10,12 @@ import datetime as dt
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from bot.learning.forgetting import Verdict
-from bot.learning.memory import MemoryState
+from bot.learning.forgetting import MemoryCheck, memory_check
+from bot.learning.memory import DEFAULT_WEIGHTS, MemoryState
 from bot.learning.misconceptions import MisconceptionState, active
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock
-from bot.practice.picking import bank_check
+from bot.storage import fit_sql
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.port import Connection, Store
@@ -132,7 +132,10 @@ class LearningService:
         """A learner's exam date for a given bank."""
         return await self.db.read(lambda c: lsql.exam_date(c, user_id, bank_id))
 
-    async def memory_check(self, bank_id: str) -> Verdict:
-        """The bank-wide forgetting check as it stands: its evidence and the queue's mode."""
-        plan = self.catalog.blueprint(self.catalog.bank(bank_id))
-        return await self.db.read(lambda c: bank_check(c, plan))
+    async def memory_check(self, bank_id: str) -> MemoryCheck:
+        """The memory model fitted to the bank's learners (FSRS-6's defaults before a fit) and
+        the study queue's mode it sets."""
+        found = await self.db.read(lambda c: fit_sql.params_for(c, fit_sql.BANK_SCOPE, bank_id))
+        if found is None:
+            return memory_check(DEFAULT_WEIGHTS, 0)
+        return memory_check(found.weights, found.reviews)

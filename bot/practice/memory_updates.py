@@ -1,6 +1,6 @@
 """What an answer changes in a learner's model, inside the answer's transaction: the memory state
-of its question (FSRS, and a probe of the bank-wide forgetting check) and the misconceptions its
-options carry. The rules are bot.learning's; storage only loads and saves."""
+of its question (FSRS-6 under the learner's fitted weights) and the misconceptions its options
+carry. The rules are bot.learning's; storage only loads and saves."""
 
 from __future__ import annotations
 
@@ -8,35 +8,35 @@ import datetime as dt
 from collections.abc import Collection
 
 from bot.bank.models import Question
-from bot.learning.memory import Answer, MemoryState, from_timestamp, review
+from bot.learning.memory import Answer, MemoryState, Weights, from_timestamp, review
 from bot.learning.misconceptions import MisconceptionState, after_answer, tagged_options
 from bot.mock.models import Exam
 from bot.mock.scoring import GradedAnswer
-from bot.storage import learning_sql, mock_sql
+from bot.storage import fit_sql, learning_sql, mock_sql
 from bot.storage.learner_lock import lock_learner
 from bot.storage.port import Connection
 
 
-def counts_probe(before: MemoryState | None, after: MemoryState) -> bool:
-    """Whether the answer from `before` to `after` adds a probe to the bank's tally."""
-    return after.probe_recall is not None and (before is None or before.probe_recall is None)
-
-
 def take_answer(
-    conn: Connection, user_id: int, bank_id: str, answer: Answer, before: MemoryState | None
+    conn: Connection,
+    user_id: int,
+    bank_id: str,
+    answer: Answer,
+    before: MemoryState | None,
+    weights: Weights,
 ) -> MemoryState:
     """Apply one answer to its question's memory state (`before`: the stored one, read in this
-    transaction); returns the new state as a later read of its row would give it."""
-    after = review(before, answer)
-    if after.probe_recall is not None and counts_probe(before, after):
-        learning_sql.add_probe(conn, bank_id, after.probe_recall, after.probe_right)
+    transaction) under the learner's `weights`; returns the new state as a later read of its
+    row would give it."""
+    after = review(before, answer, weights)
     return learning_sql.save_memory(conn, user_id, bank_id, answer.question_id, after)
 
 
 def take_stored(conn: Connection, user_id: int, bank_id: str, answer: Answer) -> MemoryState:
     """`take_answer` on the state stored for the answer's question."""
     before = learning_sql.memory_state(conn, user_id, bank_id, answer.question_id)
-    return take_answer(conn, user_id, bank_id, answer, before)
+    weights = fit_sql.weights_for(conn, user_id, bank_id)
+    return take_answer(conn, user_id, bank_id, answer, before, weights)
 
 
 def take_misconceptions(
@@ -67,7 +67,7 @@ def record_mock_answers(
     fresh = mock_sql.record_graded_answers(conn, exam, graded, default_timezone)
     for g, snapshot in fresh:
         at = from_timestamp(g.answered_at)
-        answer = Answer(g.question_id, at, g.correct, in_exam=True)
+        answer = Answer(g.question_id, at, g.correct)
         take_stored(conn, exam.user_id, exam.bank_id, answer)
         if snapshot is not None:
             question = Question.model_validate_json(snapshot)

@@ -24,11 +24,11 @@ from bot.domain.models import Delivery
 from bot.domain.selection import Seen, choose_next
 from bot.learning import queue
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import Verdict, verdict
+from bot.learning.forgetting import mode_for
 from bot.learning.memory import from_timestamp
 from bot.learning.mistakes import next_mistake
 from bot.practice.catalog import Catalog
-from bot.storage import forgetting_sql
+from bot.storage import fit_sql
 from bot.storage import learning_sql as lsql
 from bot.storage import practice_sql as sql
 from bot.storage.port import Connection
@@ -122,14 +122,6 @@ def pick_and_record(
     )  # fmt: skip
 
 
-def bank_check(conn: Connection, plan: Blueprint) -> Verdict:
-    """The bank-wide forgetting check as it stands in this transaction, and the queue's mode."""
-    return _verdict(forgetting_sql.probe_tally(conn, plan.meta.id), plan.mean_chance)
-
-
-_verdict = lru_cache(maxsize=256)(verdict)  # a pure function of a tally that rarely changes
-
-
 # A pure function of the time and zone: a simulated clock picks many times at one time.
 @lru_cache(maxsize=1024)
 def learner_today(now: float, timezone: str) -> tuple[dt.date, dt.datetime]:
@@ -179,8 +171,8 @@ def pick_for_learner(
             misconceptions=lsql.misconception_states(conn, user_id, bank.id),
             last_question_id=last,
         )
-        # The bank's learners' forgetting, read as it stands in this transaction (one row).
-        mode = bank_check(conn, plan).mode
+        # The memory model the learner is on (their fit, the bank's, or FSRS-6's defaults).
+        mode = mode_for(fit_sql.weights_for(conn, user_id, bank.id))
         pick = queue.choose_next(plan, learner, at, rng, mode=mode)
         qid = None if pick is None else pick.question_id
     if qid is None:

@@ -21,7 +21,7 @@ from bot.domain.models import (
     TopicStats,
 )
 from bot.domain.streaks import Streak
-from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
+from bot.learning.memory import Answer, Confidence, from_timestamp
 from bot.practice.catalog import Catalog
 from bot.practice.clock import Clock, SystemClock
 from bot.practice.learning_service import LearningService
@@ -30,6 +30,7 @@ from bot.practice.picking import delivery_from, pick_for_learner
 from bot.practice.picking import record as record_delivery
 from bot.storage import answer_sql, mock_sql, summaries
 from bot.storage import practice_sql as sql
+from bot.storage.answer_sql import AnswerContext
 from bot.storage.port import Connection, DatabaseBusy, Store
 from bot.storage.practice_sql import DeliveryRecord
 from bot.storage.push_log import DueRow
@@ -367,9 +368,7 @@ class PracticeService:
         )
         if not fresh:
             return self._already(conn, delivery, learner.id)
-        self._learn(
-            conn, row, learner.id, file_chosen, correct, now, confidence, seconds, context.memory
-        )
+        self._learn(conn, row, learner.id, file_chosen, correct, now, confidence, seconds, context)
         if question.kind is Kind.MULTIPLE or confidence is not None:
             sql.clear_pending_choice(conn, delivery_id, learner.id)
         count = sql.answer_count(conn, delivery_id) if group else 0
@@ -405,15 +404,15 @@ class PracticeService:
         now: float,
         confidence: Confidence | None,
         seconds: float | None,
-        before: MemoryState | None,
+        context: AnswerContext,
     ) -> None:
-        """The memory model and misconceptions take in a newly recorded answer (`before`: the
-        question's memory state read in this transaction)."""
+        """The memory model and misconceptions take in a newly recorded answer (`context`: the
+        question's memory state and the learner's weights, read in this transaction)."""
         at = from_timestamp(now)
         took = max(0.0, now - row.sent_at) if seconds is None else seconds
         answer = Answer(row.question_id, at, correct, confidence, took)
         question = self.catalog.question_at(row.bank_id, row.question_id, row.version)
-        take_answer(conn, user_id, row.bank_id, answer, before)
+        take_answer(conn, user_id, row.bank_id, answer, context.memory, context.weights)
         if question is not None:
             take_misconceptions(conn, user_id, row.bank_id, question, file_chosen, at)
 

@@ -1,5 +1,5 @@
 """What recording one answer reads first, in one query: the delivery behind the button, and the
-learner's confidence setting, timezone and memory of that question.
+learner's confidence setting, timezone, memory of that question and fitted memory model.
 
 Four primary-key lookups as one statement: every statement is a trip through the sqlite3 module
 on the writer's thread (bind, step with the GIL released, take the GIL back), and concurrent
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.learning.memory import MemoryState
+from bot.learning.memory import MemoryState, Weights
+from bot.storage.fit_sql import WEIGHTS_OF_LEARNER, weights_of
 from bot.storage.learning_sql import MEMORY_COLUMNS, state_of
 from bot.storage.port import Connection
 from bot.storage.practice_sql import DELIVERY_COLUMNS, DeliveryRecord, delivery_of_row
@@ -19,6 +20,8 @@ _SELECT = (
     "SELECT "
     + ", ".join(f"d.{c}" for c in DELIVERY_COLUMNS)
     + ", u.confidence, u.timezone, "
+    + WEIGHTS_OF_LEARNER.format(bank="d.bank_id", user=":user")
+    + ", "
     + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
     + " FROM deliveries d"
     " LEFT JOIN users u ON u.id = :user"
@@ -36,6 +39,7 @@ class AnswerContext:
     confidence: bool  # Sure/Unsure is asked before an answer counts (off for a stranger)
     timezone: str | None  # the learner's own zone (None: unset, or a stranger)
     memory: MemoryState | None  # of this question, before this answer (None: never answered)
+    weights: Weights  # the memory model the learner is on (their fit, the bank's, or FSRS's)
 
 
 def answer_context(conn: Connection, delivery_id: int, user_id: int) -> AnswerContext | None:
@@ -45,11 +49,12 @@ def answer_context(conn: Connection, delivery_id: int, user_id: int) -> AnswerCo
         return None
     values = tuple(row)
     n = len(DELIVERY_COLUMNS)
-    confidence, timezone = values[n : n + 2]
-    memory = values[n + 2 :]
+    confidence, timezone, weights = values[n : n + 3]
+    memory = values[n + 3 :]
     return AnswerContext(
         delivery=delivery_of_row(values[:n]),
         confidence=bool(confidence),
         timezone=None if timezone is None else str(timezone),
         memory=None if memory[0] is None else state_of(memory),
+        weights=weights_of(None if weights is None else str(weights)),
     )

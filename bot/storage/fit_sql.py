@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.learning.fit import Graded
+from bot.learning.memory import DEFAULT_WEIGHTS, Weights
 from bot.storage.port import Connection
 
 BANK_SCOPE = 0  # the user_id of a bank's pooled fit
@@ -42,13 +44,28 @@ def answers_by_learner(conn: Connection, bank_id: str) -> dict[int, list[Graded]
     return found
 
 
+# The weights a learner's answer is scheduled under, as one value of the answer's own query
+# (bot.storage.answer_sql): their own fit, else the bank's pooled one; NULL: FSRS's defaults.
+WEIGHTS_OF_LEARNER = (
+    "(SELECT p.weights FROM memory_params p WHERE p.bank_id = {bank} AND p.user_id IN ({user}, 0)"
+    " ORDER BY p.user_id DESC LIMIT 1)"
+)
+
+
+@lru_cache(maxsize=256)
+def weights_of(text: str | None) -> Weights:
+    """Stored weights (a JSON array) as a tuple; None: FSRS's defaults. Memoised: a bank's
+    learners share a few fits, and every answer reads one."""
+    return DEFAULT_WEIGHTS if text is None else tuple(float(w) for w in json.loads(text))
+
+
 def _stored(row: tuple[object, ...]) -> StoredParams:
     bank_id, user_id, version, weights, reviews, fitted_at = row
     return StoredParams(
         str(bank_id),
         int(str(user_id)),
         int(str(version)),
-        tuple(float(w) for w in json.loads(str(weights))),
+        weights_of(str(weights)),
         int(str(reviews)),
         float(str(fitted_at)),
     )
@@ -65,6 +82,12 @@ def params_for(conn: Connection, user_id: int, bank_id: str) -> StoredParams | N
         (bank_id, user_id, BANK_SCOPE),
     ).fetchall()
     return _stored(tuple(rows[0])) if rows else None
+
+
+def weights_for(conn: Connection, user_id: int, bank_id: str) -> Weights:
+    """The weights a learner's memory is scheduled under (FSRS's defaults without a fit)."""
+    found = params_for(conn, user_id, bank_id)
+    return DEFAULT_WEIGHTS if found is None else found.weights
 
 
 def bank_params(conn: Connection, bank_id: str) -> list[StoredParams]:

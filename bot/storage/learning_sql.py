@@ -18,7 +18,7 @@ from bot.storage.port import Connection, Cursor, Row
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
     "last_confidence", "first_correct", "predicted_recall", "review_right", "spaced_reviews",
-    "run_right", "sitting_misses", "last_in_exam", "probe_recall", "probe_right",
+    "decay",
 )  # fmt: skip
 _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 
@@ -123,19 +123,6 @@ def save_memory(
     conn.execute(_MEMORY_UPSERT, (user_id, bank_id, question_id, *values))
     # The same parse as `memory_state`: times come back through their stored Unix seconds.
     return _parsed(values)
-
-
-def add_probe(conn: Connection, bank_id: str, recall: float, right: bool) -> None:
-    """Add one probe of the bank-wide forgetting check to the bank's tally."""
-    conn.execute(
-        'INSERT INTO forgetting_tallies (bank_id, probes, recall, recall_squared, "right")'
-        " VALUES (?, 1, ?, ?, ?) ON CONFLICT (bank_id) DO UPDATE SET"
-        " probes = forgetting_tallies.probes + 1,"
-        " recall = forgetting_tallies.recall + excluded.recall,"
-        " recall_squared = forgetting_tallies.recall_squared + excluded.recall_squared,"
-        ' "right" = forgetting_tallies."right" + excluded."right"',
-        (bank_id, recall, recall * recall, int(right)),
-    )
 
 
 # ---------------------------------------------------------------- misconceptions

@@ -1,22 +1,35 @@
 """Recorded answers replayed into memory states: the Python steps of the migrations that
-introduced memory states and later fields of them."""
+introduced memory states and later fields of them, and a learner's states restated under newly
+fitted weights (bot.practice.fitting)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.learning.memory import Answer, Confidence, MemoryState, from_timestamp
+from bot.learning.memory import (
+    DEFAULT_WEIGHTS,
+    Answer,
+    Confidence,
+    MemoryState,
+    Weights,
+    from_timestamp,
+)
 from bot.learning.memory import replay_all as replay_answers
 from bot.storage.dialect import of
-from bot.storage.learning_sql import MEMORY_COLUMNS, upsert_sql
+from bot.storage.learner_lock import lock_learner
+from bot.storage.learning_sql import MEMORY_COLUMNS, memory_states, save_memory, upsert_sql
 from bot.storage.port import Connection
 
+_ANSWERS = (
+    "SELECT user_id, bank_id, question_id, answered_at, correct, confidence,"
+    " time_to_answer_ms FROM answers"
+)
 
-def _answers(conn: Connection) -> Iterator[tuple[int, str, Answer]]:
-    rows = conn.execute(
-        "SELECT user_id, bank_id, question_id, answered_at, correct, confidence,"
-        " time_to_answer_ms FROM answers ORDER BY user_id, bank_id, answered_at, id"
-    )
+
+def _answers(
+    conn: Connection, where: str = "", args: tuple[object, ...] = ()
+) -> Iterator[tuple[int, str, Answer]]:
+    rows = conn.execute(f"{_ANSWERS}{where} ORDER BY user_id, bank_id, answered_at, id", args)
     for user_id, bank_id, qid, at, correct, conf, ms in rows:
         answer = Answer(
             question_id=qid,
@@ -28,18 +41,54 @@ def _answers(conn: Connection) -> Iterator[tuple[int, str, Answer]]:
         yield user_id, bank_id, answer
 
 
-def replayed(conn: Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
+def replayed(
+    conn: Connection, weights: Weights = DEFAULT_WEIGHTS
+) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
     """Every learner's recorded answers in each bank, replayed into memory states."""
     key: tuple[int, str] | None = None
     batch: list[Answer] = []
     for user_id, bank_id, answer in _answers(conn):
         if (user_id, bank_id) != key:
             if key is not None:
-                yield (*key, replay_answers(batch))
+                yield (*key, replay_answers(batch, weights))
             key, batch = (user_id, bank_id), []
         batch.append(answer)
     if key is not None:
-        yield (*key, replay_answers(batch))
+        yield (*key, replay_answers(batch, weights))
+
+
+def restate(conn: Connection, user_id: int, bank_id: str, weights: Weights) -> int:
+    """Replay a learner's answers in a bank under `weights` and store the states; returns how
+    many. Only states whose answers are all still there (as many replayed as the state counts):
+    after answers were pruned, a replay would forget what the learner practised. The learner's
+    lock first: an answer in flight must not write a state read before."""
+    lock_learner(conn, user_id)
+    stored = memory_states(conn, user_id, bank_id)
+    where = " WHERE user_id = ? AND bank_id = ?"
+    answers = [a for _, _, a in _answers(conn, where, (user_id, bank_id))]
+    changed = 0
+    for qid, state in replay_answers(answers, weights).items():
+        before = stored.get(qid)
+        if before is not None and before.reps == state.reps and before != state:
+            save_memory(conn, user_id, bank_id, qid, state)
+            changed += 1
+    return changed
+
+
+def backfill_reviews(conn: Connection) -> int:
+    """A migration's Python step: give stored states the spaced-review fields their answers
+    imply (where all their answers are still there); returns how many were updated."""
+    changed = 0
+    for user_id, bank_id, states in replayed(conn):
+        for qid, s in states.items():
+            changed += conn.execute(
+                "UPDATE memory_states SET predicted_recall = ?, review_right = ?,"
+                " spaced_reviews = ? WHERE user_id = ? AND bank_id = ? AND question_id = ?"
+                " AND reps = ?",
+                (s.predicted_recall, s.review_right, s.spaced_reviews, user_id, bank_id, qid,
+                 s.reps),
+            ).rowcount  # fmt: skip
+    return changed
 
 
 def backfill_memory(conn: Connection) -> int:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
 from bot.learning.forgetting import QueueMode
-from bot.learning.memory import MemoryState
+from bot.learning.memory import DEFAULT_WEIGHTS, Answer, MemoryState, Weights
 from bot.learning.misconceptions import MisconceptionState
 from bot.learning.queue import Learner, Today, choose_next
 
@@ -26,7 +26,11 @@ class PolicyView:
     last_question_id: str | None = None
     exam_date: dt.date | None = None
     today: Today | None = None
-    mode: QueueMode = QueueMode.STANDARD  # the bank-wide forgetting check, as of this morning
+    mode: QueueMode = QueueMode.STANDARD  # set by the weights, as of this morning
+    history: list[Answer] = field(default_factory=list)  # every answer, as the bot stores them
+    # The memory model `memory` is scheduled under: the engine's are fitted every morning, the
+    # baselines stay on FSRS-6's defaults (plain FSRS is the published scheduler as it ships).
+    weights: Weights = DEFAULT_WEIGHTS
 
 
 Policy = Callable[[Blueprint, PolicyView, dt.datetime, random.Random], str]

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import ProbeTally, QueueMode, queue_mode
-from bot.learning.memory import Answer, review
+from bot.learning.fit import MIN_BANK_REVIEWS, MIN_LEARNER_REVIEWS, Graded, fit
+from bot.learning.forgetting import QueueMode, mode_for
+from bot.learning.memory import Answer, replay_all, review
 from bot.learning.misconceptions import after_answer
 from bot.learning.queue import Today
 from bot.learning.readiness import readiness
@@ -122,7 +123,9 @@ class _Run:
             qid = policy(plan, view, now, self.rng)
             chosen, correct = learner.answer(qid, _days(now))
             new_today += qid not in view.memory
-            view.memory[qid] = review(view.memory.get(qid), Answer(qid, now, correct))
+            answer = Answer(qid, now, correct)
+            view.history.append(answer)
+            view.memory[qid] = review(view.memory.get(qid), answer, view.weights)
             view.misconceptions.update(
                 after_answer(view.misconceptions, plan.questions[qid], chosen, now)
             )
@@ -162,12 +165,12 @@ class _Run:
 def run_learners(
     plan: Blueprint,
     cfg: SimConfig,
-    on_day: Callable[[int, ProbeTally, QueueMode], None] | None = None,
+    on_day: Callable[[int, list[QueueMode]], None] | None = None,
 ) -> list[LearnerOutcome]:
-    """Every learner, side by side, day by day: each morning the bank-wide forgetting check
-    (the bot reads it at every pick; here everyone practises in one half-hour sitting a day)
-    is taken over all learners' answers so far and handed to the policy, as one bank's
-    learners share it in the bot. `on_day` hears each morning's evidence and mode."""
+    """Every learner, side by side, day by day. Under the engine, each morning is the bot's
+    nightly fit first: weights fitted to all the bank's learners' answers so far (a learner's
+    own once they have enough), every learner's memory restated under theirs, and the study
+    queue's mode set by them. `on_day` hears each morning's modes, learner by learner."""
     runs = [_Run(plan, cfg, n) for n in range(cfg.learners)]
     for day in range(max(cfg.days, cfg.ready_within)):
         active = [
@@ -181,16 +184,34 @@ def run_learners(
         ]
         if not active:
             break
-        tally = ProbeTally()
+        if cfg.policy == "engine":
+            _refit(runs)
         for r in runs:
-            tally += ProbeTally.of(r.view.memory.values())
-        mode = queue_mode(tally, plan.mean_chance)
+            r.view.mode = mode_for(r.view.weights)
         if on_day is not None:
-            on_day(day, tally, mode)
+            on_day(day, [r.view.mode for r in runs])
         for r in active:
-            r.view.mode = mode
             r.practise(day)
     return [r.outcome() for r in runs]
+
+
+def _graded(run: _Run) -> list[Graded]:
+    return [Graded(a.question_id, a.at.timestamp(), a.correct) for a in run.view.history]
+
+
+def _refit(runs: list[_Run]) -> None:
+    """The bot's nightly fit: weights pooled over the bank's learners, a learner's own once
+    they have enough reviews, and every learner's memory restated under their weights."""
+    histories = [_graded(r) for r in runs]
+    pooled = fit(histories, MIN_BANK_REVIEWS)
+    if pooled is None:
+        return
+    for r, h in zip(runs, histories, strict=True):
+        own = fit([h], MIN_LEARNER_REVIEWS)
+        weights = (own or pooled).weights
+        if weights != r.view.weights:
+            r.view.weights = weights
+            r.view.memory = replay_all(r.view.history, weights)
 
 
 def run_policy(plan: Blueprint, cfg: SimConfig) -> PolicyReport:

@@ -9,8 +9,8 @@ from collections.abc import Callable, Collection, Iterable
 from importlib import resources
 from pathlib import Path
 
-from bot.storage import forgetting_sql, summaries
-from bot.storage.memory_backfill import backfill_memory
+from bot.storage import summaries
+from bot.storage.memory_backfill import backfill_memory, backfill_reviews
 
 SQL_PACKAGE = "bot.storage.sqlite"
 SQL_DIR = "schema"
@@ -64,7 +64,7 @@ def _python_steps() -> dict[str, Callable[[sqlite3.Connection, str], object]]:
     return {
         "0006_learning": lambda conn, _tz: backfill_memory(conn),
         "0010_summaries": summaries.backfill,
-        "0017_forgetting_probe": lambda conn, _tz: forgetting_sql.backfill(conn),
+        "0017_forgetting_probe": lambda conn, _tz: backfill_reviews(conn),
         "0023_bank_days": summaries.backfill_bank_days,
     }
 

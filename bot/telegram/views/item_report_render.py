@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.analysis.admin import AdminReport, WorstQuestion
 from bot.analysis.learner_reports import LearnerReport, by_question
 from bot.bank.limits import TELEGRAM_MESSAGE_CHARS
-from bot.learning.forgetting import QueueMode, Verdict
+from bot.learning.forgetting import COVER_RECALL, MemoryCheck, QueueMode
 from bot.plural import plural
 from bot.telegram.views.render import clip, esc
 
@@ -24,12 +24,12 @@ REPORTED = "<b>⚑ Learners' reports</b> ({count}, one per learner and question)
 REPORTED_SHOWN = 5
 FILE_NOTE = "The whole report is the HTML file below: open it in a browser."
 MEMORY = (
-    "🧠 <b>Memory check</b>: {probes} answered again 20 h–4 days later,"
-    " right {excess:+.1f} points against FSRS's prediction (z {z:+.1f}). Study order: {mode}."
+    "🧠 <b>Memory model</b>: {model}; a first right answer stays above {recall:.0f}% recall"
+    " for {days:.1f} days. Study order: {mode}."
 )
 MODES = {
-    QueueMode.STANDARD: "standard (memories do not clearly last longer than predicted)",
-    QueueMode.COVER: "cover first (memories last longer than predicted)",
+    QueueMode.STANDARD: "standard (new questions at the exam date's pace, reviews when due)",
+    QueueMode.COVER: "cover first (first memories outlast a week)",
 }
 TOO_LARGE = (
     "The HTML report is over Telegram's 50 MB for a file: run <code>quizbot report --format html"
@@ -72,17 +72,18 @@ def reported_lines(report: AdminReport) -> list[str]:
     return lines
 
 
-def memory_line(check: Verdict) -> str:
-    """The bank-wide forgetting check in one line (bot.learning.forgetting)."""
+def memory_line(check: MemoryCheck) -> str:
+    """The bank's fitted memory model and the study order it sets, in one line."""
+    fitted = f"fitted to {plural(check.reviews, 'spaced review')}"
     return MEMORY.format(
-        probes=plural(check.probes, "missed question"),
-        excess=100 * check.excess,
-        z=check.z,
+        model=fitted if check.reviews else "FSRS-6's defaults (no fit yet)",
+        recall=100 * COVER_RECALL,
+        days=check.first_memory_days,
         mode=MODES[check.mode],
     )
 
 
-def report_text(report: AdminReport, bank_title: str, check: Verdict | None = None) -> str:
+def report_text(report: AdminReport, bank_title: str, check: MemoryCheck | None = None) -> str:
     """The message: summary (and the bank's memory check), then the worst questions while they
     fit Telegram's 4096 chars."""
     lines = [
