@@ -20,6 +20,8 @@ from bot.practice.fitting import MemoryFits, describe
 from bot.storage import abuse_sql
 from bot.storage.factory import open_database
 from bot.storage.fit_sql import BANK_SCOPE, bank_params, params_for
+from bot.storage.learning_sql import memory_states
+from bot.storage.memory_backfill import backfill_memory
 from tests import factories
 from tests.backend import database
 from tests.fsrs_model import AGAIN, DEFAULT_MODEL, GOOD, Model
@@ -151,6 +153,38 @@ async def test_learners_read_their_own_then_the_banks_then_the_defaults(tmp_path
         await fits.fit_bank(BANK)
         again = await fits.params_for(BOB, BANK)
         assert again is not None and again.version == 2
+
+
+def steep_fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
+    """Weights on a steeper curve than FSRS-6's default (decay 0.3 pooled, 0.4 one's own)."""
+    answered = sum(len(h) for h in histories)
+    if answered < min_reviews:
+        return None
+    weights = list(DEFAULT_MODEL.w)
+    weights[20] = 0.3 if len(histories) > 1 else 0.4
+    return Fitted(tuple(weights), answered)
+
+
+async def test_a_fit_restates_each_learners_memory_under_their_weights(tmp_path: Path) -> None:
+    path = tmp_path / "fit.sqlite3"
+    async with open_database(database(path)):
+        pass
+    _answers(path, ANN, 450)
+    _answers(path, BOB, 30)
+    async with open_database(database(path)) as db:
+        await db.write(backfill_memory)  # states as the answers left them, on the defaults
+        before = await db.read(lambda c: memory_states(c, BOB, BANK))
+        assert {s.decay for s in before.values()} == {DEFAULT_MODEL.w[20]}
+        await MemoryFits(db, FakeClock(NOW), fitter=broken).fit_bank(BANK)
+        assert await db.read(lambda c: memory_states(c, BOB, BANK)) == before
+        await MemoryFits(db, FakeClock(NOW), fitter=steep_fitter).fit_bank(BANK)
+        ann = await db.read(lambda c: memory_states(c, ANN, BANK))
+        bob = await db.read(lambda c: memory_states(c, BOB, BANK))
+    # Each on the curve of the weights they are on: their own, else the bank's.
+    assert {s.decay for s in ann.values()} == {0.4}
+    assert {s.decay for s in bob.values()} == {0.3}
+    assert bob.keys() == before.keys()
+    assert all(bob[q].reps == before[q].reps for q in bob)
 
 
 async def test_weights_survive_a_restart_and_a_reset(tmp_path: Path) -> None:
