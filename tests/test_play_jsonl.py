@@ -22,6 +22,7 @@ from bot.commands.jsonl import JsonlSession
 from bot.commands.jsonl_io import play_jsonl
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
+from bot.practice.fitting import MemoryFits
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 from bot.storage.factory import open_database
@@ -330,7 +331,13 @@ async def test_advance_moves_the_clock_the_service_uses(tmp_path: Path) -> None:
             {"cmd": "stats"},
         ],
     )
-    assert replies[2] == {"type": "clock", "user": 1, "now": "2027-01-05T08:00:00Z"}
+    # Past 03:30 UTC: the nightly memory fit ran (too few answers for one yet).
+    assert replies[2] == {
+        "type": "clock",
+        "user": 1,
+        "now": "2027-01-05T08:00:00Z",
+        "fit": {"version": None, "learners_with_their_own": 0, "failed": False},
+    }
     assert replies[3]["now"] == "2027-01-05T08:00:00.250Z"
     # Answers on two consecutive simulated days make a streak of two.
     assert replies[-1]["streak_days"] == 2
@@ -458,3 +465,34 @@ def test_program_arguments_are_checked(
         main(["play", "--jsonl", "--clock", "2027-01-04T08:00:00"])
     assert exited.value.code == 2
     assert "has no zone" in capsys.readouterr().err
+
+
+async def test_a_simulated_night_runs_the_memory_fit_and_answers_follow_it(tmp_path: Path) -> None:
+    catalog = demo_catalog()
+    async with open_database(database(tmp_path / "fit.sqlite3")) as db:
+        clock = FakeClock(START)
+        service = PracticeService(db, catalog, clock=clock, rng=random.Random(5))
+        readiness = ReadinessService(db, catalog, clock=clock)
+        fits = MemoryFits(db, clock)
+        s = JsonlSession(service, readiness, catalog.bank(None), clock, fits)
+        fitted: list[dict[str, Any]] = []
+        for day in range(6):
+            for user in range(1, 7):
+                await practise(s, 5, right=(day + user) % 3 != 0, user=user)
+            # Past 03:30 UTC the next morning: the nightly fit.
+            tick = await s.handle('{"cmd": "advance", "seconds": 86400}')
+            assert "fit" in tick, tick
+            fitted.append(tick["fit"])
+        # Too few spaced reviews the first night, a pooled fit once there are enough.
+        assert fitted[0] == {"version": None, "learners_with_their_own": 0, "failed": False}
+        assert fitted[-1]["version"] is not None and fitted[-1]["failed"] is False
+        # A clock that does not pass the hour fits nothing; the command fits at once.
+        assert "fit" not in await s.handle('{"cmd": "advance", "seconds": 3600}')
+        now = await s.handle('{"cmd": "fit"}')
+        assert now["type"] == "fit" and now["version"] == fitted[-1]["version"] + 1
+        # Memory is restated under the fitted weights, and new answers are scheduled on them.
+        weights = await fits.params_for(1, "demo")
+        assert weights is not None
+        await practise(s, 1, right=True, user=1)
+        states = await s.service.learning.memory(1, "demo")
+        assert {st.decay for st in states.values()} == {weights.weights[20]}

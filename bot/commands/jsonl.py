@@ -21,6 +21,7 @@ from bot.domain.models import AnswerStatus, Delivery, Learner
 from bot.learning.memory import Confidence
 from bot.plural import plural
 from bot.practice.clock import FakeClock
+from bot.practice.fitting import MemoryFits, nights_between
 from bot.practice.readiness_service import ReadinessService
 from bot.practice.service import PracticeService
 
@@ -91,17 +92,20 @@ class JsonlSession:
         readiness: ReadinessService,
         bank: Bank,
         clock: FakeClock | None,
+        fits: MemoryFits | None = None,
     ) -> None:
         self.service = service
         self.readiness_service = readiness
         self.bank = bank
         self.clock = clock
+        self.fits = fits
         self._users: set[int] = set()  # learners already moved to this run's bank
         self._open: OrderedDict[int, Delivery] = OrderedDict()
         self._commands: dict[str, Callable[[int, dict[str, Any]], Awaitable[Reply]]] = {
             "next": self.next,
             "answer": self.answer,
             "advance": self.advance,
+            "fit": self.fit,
             "exam_date": self.exam_date,
             "topic": self.topic,
             "readiness": self.readiness,
@@ -228,8 +232,33 @@ class JsonlSession:
         if seconds > MAX_ADVANCE:
             # Far beyond any exam plan, and past year 9999 times no longer format.
             raise BadRequest(f'"seconds" must be at most {MAX_ADVANCE} (ten years)')
+        before = self.clock.now()
         self.clock.advance(seconds)
-        return {"type": "clock", "user": user, "now": format_time(self.clock.now())}
+        reply: dict[str, Any] = {
+            "type": "clock",
+            "user": user,
+            "now": format_time(self.clock.now()),
+        }
+        # The bot fits the memory model every night: so does a simulated clock passing the
+        # hour (once, however many nights it skipped: a fit reads every answer so far).
+        if self.fits is not None and nights_between(before, self.clock.now()):
+            reply["fit"] = await self._fit()
+        return reply
+
+    async def fit(self, user: int, req: dict[str, Any]) -> Reply:
+        """Fit the memory model to this bank's answers now, as the nightly job does."""
+        if self.fits is None:
+            raise BadRequest("fit needs the program's own database")
+        return {"type": "fit", "user": user, **await self._fit()}
+
+    async def _fit(self) -> dict[str, Any]:
+        assert self.fits is not None
+        outcome = await self.fits.fit_bank(self.bank.id)
+        return {
+            "version": outcome.pooled_version,
+            "learners_with_their_own": outcome.learners,
+            "failed": outcome.failed,
+        }
 
     async def exam_date(self, user: int, req: dict[str, Any]) -> Reply:
         """Set (or clear with null) the learner's exam date in this bank."""

@@ -66,7 +66,8 @@ async def play_jsonl(
 
 def new_session(core: Core, bank_id: str | None, clock: FakeClock | None) -> JsonlSession:
     """The program's session over open services (`clock`: the simulated one, if any)."""
-    return JsonlSession(core.practice, core.readiness, core.catalog.bank(bank_id), clock)
+    bank = core.catalog.bank(bank_id)
+    return JsonlSession(core.practice, core.readiness, bank, clock, core.fits)
 
 
 def run_jsonl(

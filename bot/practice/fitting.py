@@ -11,13 +11,21 @@ one log line says why."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from bot.learning.fit import MIN_BANK_REVIEWS, MIN_LEARNER_REVIEWS, Fitted, Graded, fit
+from bot.learning.fit import (
+    DAY_SECONDS,
+    MIN_BANK_REVIEWS,
+    MIN_LEARNER_REVIEWS,
+    Fitted,
+    Graded,
+    fit,
+)
 from bot.learning.memory import check_weights
 from bot.practice.clock import Clock
 from bot.storage import fit_sql
@@ -28,6 +36,14 @@ from bot.storage.port import Connection, Store
 log = logging.getLogger(__name__)
 
 FIT_TIMEOUT_S = 120.0
+FIT_AT = dt.time(3, 30, tzinfo=dt.UTC)  # nightly: the quietest hours of most of the learners
+
+
+def nights_between(before: float, after: float) -> int:
+    """How many times the clock passed FIT_AT going from `before` to `after` (Unix seconds)."""
+    at = FIT_AT.hour * 3600 + FIT_AT.minute * 60
+    return max(0, int((after - at) // DAY_SECONDS) - int((before - at) // DAY_SECONDS))
+
 
 Fitter = Callable[[Sequence[list[Graded]], int], Fitted | None]
 

@@ -3,16 +3,15 @@ the answer path, in its own job; answers go on being recorded while it runs."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from telegram.ext import CallbackContext, JobQueue
 
+from bot.practice.fitting import FIT_AT
 from bot.telegram.context import Services
 from bot.telegram.push_jobs import JOB_KWARGS
 
 FIT_JOB = "memory-fit"
-FIT_AT = dt.time(3, 30, tzinfo=dt.UTC)  # the quietest hours of most of the bot's learners
 
 
 async def fit_all(services: Services) -> None:
