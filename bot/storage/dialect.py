@@ -29,7 +29,8 @@ Still SQLite-only, and why:
   in 0012's backfill, `WITHOUT ROWID`, `INTEGER PRIMARY KEY AUTOINCREMENT`, `executescript`.
   Their Python steps replay SQLite history (`summaries.backfill`, `memory_backfill`'s
   `backfill_memory` and `backfill_reviews`): written through the helpers here, they run on
-  PostgreSQL too, though a PostgreSQL schema starts from a baseline of its own and needs none of them.
+  PostgreSQL too, though a PostgreSQL schema starts from a baseline of its own and needs none
+  of them.
 - Flags are 0/1 integers (`active = 1`, `exam_offered = 0`, `correct`): a PostgreSQL baseline
   keeps them as integers (smallint) so that the statements stay as they are.
 - The driver: placeholders are sqlite3's `?` and `:name` (a PostgreSQL adapter translates
