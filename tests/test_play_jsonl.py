@@ -476,8 +476,8 @@ async def test_a_simulated_night_runs_the_memory_fit_and_answers_follow_it(tmp_p
         fits = MemoryFits(db, clock)
         s = JsonlSession(service, readiness, catalog.bank(None), clock, fits)
         fitted: list[dict[str, Any]] = []
-        for day in range(6):
-            for user in range(1, 7):
+        for day in range(8):
+            for user in range(1, 11):
                 await practise(s, 5, right=(day + user) % 3 != 0, user=user)
             # Past 03:30 UTC the next morning: the nightly fit.
             tick = await s.handle('{"cmd": "advance", "seconds": 86400}')

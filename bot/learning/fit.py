@@ -11,11 +11,11 @@ from fsrs_rs_python import DEFAULT_PARAMETERS, FSRS, FSRSItem, FSRSReview
 
 DAY_SECONDS = 86_400.0
 # Spaced reviews (an answer a whole day or more after the one before) a fit needs: below
-# this the optimizer has too little to move the defaults on, and its answer is noise. The
-# pooled fit sets the study order for a bank's learners from their first days: on the learner
-# panel a bank waiting for 200 reviews kept lasting memories on FSRS-6's defaults (and their
-# reviews) long enough to cost up to a quarter more answers; 50 decides as well on fading ones.
-MIN_BANK_REVIEWS = 50
+# this the optimizer has too little to move the defaults on, and its answer is noise. On the
+# learner panel a bank's first fit at 50 reviews, made of reviews a day or two after the first
+# answer, put forgetting memories' first memory beyond a week and switched them to cover-first
+# for days (up to 1.27x the answers); at 200 longer lags are in the data.
+MIN_BANK_REVIEWS = 200
 MIN_LEARNER_REVIEWS = 400
 AGAIN, HARD, GOOD = 1, 2, 3
 
