@@ -21,8 +21,15 @@ from bot.learning.forgetting import (
     memory_check,
     mode_for,
 )
-from bot.learning.memory import DEFAULT_WEIGHTS, Answer, Weights, recall_probability, review
-from bot.learning.queue import Learner, Reason, Today, choose_next
+from bot.learning.memory import (
+    DEFAULT_WEIGHTS,
+    Answer,
+    MemoryState,
+    Weights,
+    recall_probability,
+    review,
+)
+from bot.learning.queue import Learner, Pick, Reason, Today, choose_next
 from bot.learning.simulate.generated_bank import generate_bank
 from bot.learning.simulate.runner import SimConfig, run_learners
 from bot.storage import fit_sql
@@ -160,3 +167,30 @@ async def test_the_bot_orders_and_schedules_by_the_banks_fitted_weights(tmp_path
     mode, state = await _stats_after_one_answer(tmp_path / "fit", lasting(6.0, 0.2))
     # The answer was scheduled under the stored weights, and the order follows them.
     assert mode == "cover" and state == {"stability": pytest.approx(6.0), "decay": 0.2}
+
+
+def test_covering_first_reviews_the_question_met_longest_ago_one_answer_in_eight() -> None:
+    plan = Blueprint.of(bank())
+    now = T0 + dt.timedelta(days=10)
+    memory = {
+        "a1": review(None, Answer("a1", T0, True)),  # ten days ago
+        "a2": review(None, Answer("a2", T0 + dt.timedelta(days=1), True)),
+        "b1": review(None, Answer("b1", now - dt.timedelta(days=3), True)),
+    }
+
+    def pick(answered: int, states: dict[str, MemoryState]) -> Pick | None:
+        today = Today(now.date(), now.replace(hour=0), answered=answered)
+        learner = Learner(states, today, last_question_id="b1")
+        return choose_next(plan, learner, now, random.Random(3), mode=QueueMode.COVER)
+
+    # The eighth answer of the day: a review, so that the nightly fit keeps seeing how a first
+    # memory holds past the week it decided on; the others meet new questions.
+    assert pick(7, memory) == Pick("a1", Reason.REVIEW)
+    assert pick(15, memory) == Pick("a1", Reason.REVIEW)
+    for answered in (0, 3, 6, 8):
+        found = pick(answered, memory)
+        assert found is not None and found.reason is Reason.NEW
+    # Nothing met a week ago: no review, a new question.
+    recent = {"b1": memory["b1"]}
+    found = pick(7, recent)
+    assert found is not None and found.reason is Reason.NEW

@@ -12,7 +12,7 @@ from itertools import filterfalse
 
 from bot.learning.ability import topic_standing
 from bot.learning.blueprint import Blueprint
-from bot.learning.forgetting import QueueMode
+from bot.learning.forgetting import COVER_DAYS, QueueMode
 from bot.learning.memory import (
     Confidence,
     MemoryState,
@@ -21,7 +21,7 @@ from bot.learning.memory import (
     recalls,
 )
 from bot.learning.misconceptions import MisconceptionState
-from bot.learning.queue_modes import most_at_risk, most_valuable
+from bot.learning.queue_modes import longest_unseen, most_at_risk, most_valuable
 
 DEFAULT_HORIZON_DAYS = 30
 
@@ -36,6 +36,7 @@ class QueueSettings:
     weakness_boost: float = 1.0  # how much a weak topic is preferred for new questions
     retest_after_hours: float = 12.0  # a misconception is re-tested no sooner than this
     new_per_review_when_behind: int = 2  # behind the pace: this many new questions per review
+    cover_review_every: int = 8  # covering first: one answer in this many reviews a week-old one
 
 
 DEFAULT_SETTINGS = QueueSettings()
@@ -233,6 +234,13 @@ def choose_next(
     # The last days before an exam stay for review, as in the standard queue.
     cover = mode is QueueMode.COVER and not _exam_is_near(learner, s)
     if cover and unmet:
+        # Covering first asks nothing again until the bank is met, so the nightly fit that
+        # chose it would get no review at the lag it decided on and could not change its
+        # mind: a few answers review the question met longest ago, once it is a week old.
+        if s.cover_review_every and (learner.today.answered + 1) % s.cover_review_every == 0:
+            stale = longest_unseen(memory, pool, now - dt.timedelta(days=COVER_DAYS))
+            if stale is not None:
+                return Pick(stale, Reason.REVIEW)
         return Pick(most_valuable(plan, unmet, learner.last_question_id, rng), Reason.NEW)
     # Covering first skips a misconception's re-test, an early review of the idea: when
     # memories last, its questions met and explained stay answered from memory, and the

@@ -3,10 +3,12 @@ memory model (`bot.learning.forgetting`): cover the bank first."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.memory import MemoryState, micros
 
 
 def most_valuable(
@@ -24,3 +26,13 @@ def most_at_risk(
 ) -> str:
     """The met question whose forgetting costs the most exam score (value × (1 − recall))."""
     return max(pool, key=lambda q: (plan.value[q] * (1 - recall[q]), rng.random()))
+
+
+def longest_unseen(
+    memory: Mapping[str, MemoryState], pool: Iterable[str], before: dt.datetime
+) -> str | None:
+    """The met question of `pool` answered longest ago, if that was before `before`."""
+    limit = micros(before)
+    waiting = [(st.last_us, q) for q in pool if (st := memory.get(q)) is not None]
+    oldest = min(waiting, default=None)
+    return oldest[1] if oldest is not None and oldest[0] <= limit else None
