@@ -46,6 +46,10 @@ async def test_a_full_disk_is_a_fault_until_space_returns(tmp_path: Path) -> Non
     async with Database(tmp_path / "full.sqlite3") as db:
         await fill_to_the_page_limit(db)
         assert db.fault == "disk full"
+        # A write with nothing to write (a planning run with nothing due) commits on a full
+        # disk too: it is no sign of room.
+        await db.write(lambda c: c.execute("DELETE FROM filler WHERE 0"))
+        assert db.fault == "disk full"
         await db.call(lambda c: c.execute("PRAGMA max_page_count=1073741823"))  # space is back
         await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
         assert db.fault is None
@@ -207,5 +211,5 @@ async def test_a_write_that_squeezes_into_a_full_disk_does_not_clear_the_fault(
         await db.write(lambda c: c.execute("DELETE FROM filler"))  # it commits...
         assert db.fault == "disk full"  # ...on a filesystem with no room left
         room[0] = 1 << 30
-        await db.write(lambda c: c.execute("DELETE FROM filler"))
+        await db.write(lambda c: c.execute("INSERT INTO filler VALUES (zeroblob(3000))"))
         assert db.fault is None

@@ -339,7 +339,7 @@ class Database:
             fns = [fn for fn, _ in batch]
             try:
                 self._check_identity()
-                results = await self.call(functools.partial(run_batch, fns=fns))
+                results, wrote = await self.call(functools.partial(_run_counted, fns=fns))
             except BaseException as err:
                 self._note_fault(err)
                 for _, future in batch:
@@ -349,7 +349,12 @@ class Database:
                     raise
                 continue
             failed = [value for ok, value in results if not ok]
-            self._note_fault(failed[0] if failed and len(failed) == len(results) else None)
+            if failed and len(failed) == len(results):
+                self._note_fault(failed[0])
+            elif wrote:
+                # Only a commit that changed rows shows there is room again: one that changed
+                # nothing (a planning run with nothing due) needs no new page.
+                self._note_fault(None)
             for (_, future), (ok, value) in zip(batch, results, strict=True):
                 if future.done():
                     continue
@@ -407,3 +412,12 @@ class Database:
         """First row of one query, or None."""
         rows = await self.fetchall(sql, params)
         return rows[0] if rows else None
+
+
+def _run_counted(
+    conn: sqlite3.Connection, fns: list[Callable[[sqlite3.Connection], Any]]
+) -> tuple[list[tuple[bool, Any]], bool]:
+    """`run_batch`, and whether it changed any row."""
+    before = conn.total_changes
+    results = run_batch(conn, fns)
+    return results, conn.total_changes > before
