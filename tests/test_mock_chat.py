@@ -293,3 +293,22 @@ async def test_an_old_exams_buttons_change_nothing_after_a_restore_reuses_its_id
         screen = await tap(h, new, button(new, "🚩 Flag"))
         assert rows(h.db_path, "SELECT flagged FROM mock_items WHERE position = 0") == [(1,)]
         assert "Question 1/10" in screen["text"]
+
+
+async def test_a_tick_past_the_number_asked_for_is_refused_with_a_word(tmp_path: Path) -> None:
+    pairs = [mock_bank.q(f"a{i:02d}", "a", correct=(0, 2)) for i in range(10)]
+    async with running_bot(tmp_path, mock_bank.bank(pairs, {"a": 100})) as h:
+        await command(h, "/mock")
+        screen = exam_message(h)
+        assert "Select two" in screen["text"]
+        screen = await tap(h, screen, button(screen, "A"))
+        screen = await tap(h, screen, button(screen, "B"))
+        assert last_answer(h) == "Saved: A, B"
+        screen = await tap(h, screen, button(screen, "C"))
+        assert last_answer(h) == "This question asks for 2: untick one first."
+        assert [t for t, _ in buttons(screen)][:4] == ["☑️ A", "☑️ B", "C", "D"]
+        screen = await tap(h, screen, button(screen, "☑️ B"))
+        screen = await tap(h, screen, button(screen, "C"))
+        assert last_answer(h) == "Saved: A, C"
+        (chosen,) = rows(h.db_path, "SELECT chosen FROM mock_items WHERE position = 0")[0]
+        assert len(chosen.split(",")) == 2

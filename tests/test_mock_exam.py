@@ -58,9 +58,11 @@ def test_multiple_answers_toggle_and_count_only_with_the_asked_number() -> None:
     assert not e.items[1].answered  # one of two
     e = moves.choose(e, 1, wrong, T0)
     assert e.items[1].answered and not e.items[1].is_correct  # two, one of them wrong
-    e = moves.choose(e, 1, c, T0)
-    assert not e.items[1].answered  # three picked: not an answer
+    before = e.items[1]
+    e = moves.choose(e, 1, c, T0 + 5)
+    assert e.items[1] == before  # a third tick on a "select two": refused, nothing changes
     e = moves.choose(e, 1, wrong, T0)  # toggled off
+    e = moves.choose(e, 1, c, T0)
     assert e.items[1].chosen == {0, 2} and e.items[1].is_correct
     again = moves.choose(e, 1, c, T0, on=True)  # "set on" repeated is harmless
     assert again.items[1].chosen == {0, 2}

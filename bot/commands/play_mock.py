@@ -126,9 +126,9 @@ async def _apply(
         print(f"? {HELP}", file=out)
         return await svc.go(user, exam.id, pos)
     after = reply
-    for d in range(len(item.order)):
-        if (d in picked) != (d in item.chosen_display):
-            after = await svc.choose(user, exam.id, pos, d, on=d in picked)
+    # Unticks first: a tick while the question already has its number of ticks is refused.
+    for d in sorted(item.chosen_display - picked) + sorted(picked - item.chosen_display):
+        after = await svc.choose(user, exam.id, pos, d, on=d in picked)
     return after if after is not reply else await svc.go(user, exam.id, pos)
 
 

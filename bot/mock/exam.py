@@ -88,7 +88,9 @@ def choose(exam: Exam, position: int, display: int, now: float, *, on: bool | No
     """Pick (or change) an answer by its display position.
 
     Single answer: the option replaces the previous choice (on=False clears it). Multiple
-    answers: the option is toggled (on=True/False sets it, so a repeated tap is harmless).
+    answers: the option is toggled (on=True/False sets it, so a repeated tap is harmless); a
+    tick past the number the question asks for changes nothing (untick one first), as exam
+    software refuses it.
     """
     _open(exam, now)
     item = _item(exam, position)
@@ -98,6 +100,8 @@ def choose(exam: Exam, position: int, display: int, now: float, *, on: bool | No
     chosen = set(item.chosen)
     multiple = item.select_count > 1
     want = (option not in chosen) if on is None and multiple else (True if on is None else on)
+    if want and multiple and option not in chosen and len(chosen) >= item.select_count:
+        return replace(exam, current=position)
     if want:
         chosen = {*chosen, option} if multiple else {option}
     else:

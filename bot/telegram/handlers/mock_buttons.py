@@ -87,12 +87,14 @@ async def on_move(press: Press, context: QuizContext) -> None:
         if action in ("a", "r"):
             reply = await svc.choose(user, exam_id, pos, number, on=action == "a")
             if reply.exam is not None and reply.status is MockStatus.SHOWN:
-                chosen = reply.exam.items[pos].chosen_display
-                note = (
-                    mock_texts.CB_MOCK_SAVED.format(letters=letters(chosen))
-                    if chosen
-                    else mock_texts.CB_MOCK_CLEARED
-                )
+                item = reply.exam.items[pos]
+                chosen = item.chosen_display
+                if action == "a" and number not in chosen:
+                    note = mock_texts.CB_MOCK_TOO_MANY.format(count=item.select_count)
+                elif chosen:
+                    note = mock_texts.CB_MOCK_SAVED.format(letters=letters(chosen))
+                else:
+                    note = mock_texts.CB_MOCK_CLEARED
         elif action in ("p", "n"):
             reply = await svc.go(user, exam_id, pos - 1 if action == "p" else pos + 1)
         elif action in ("f", "u"):

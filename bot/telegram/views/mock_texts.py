@@ -50,6 +50,7 @@ CB_MOCK_OTHER_EXAM = "This button is from an earlier mock exam: nothing changed.
 CB_MOCK_INVALID = "That button is no longer valid. /mock shows your exam."
 CB_MOCK_SAVED = "Saved: {letters}"
 CB_MOCK_CLEARED = "Nothing selected"
+CB_MOCK_TOO_MANY = "This question asks for {count}: untick one first."
 CB_MOCK_FLAGGED = "🚩 Flagged for review"
 CB_MOCK_UNFLAGGED = "Flag removed"
 CB_MOCK_EXPIRED = "⏰ Time is up: your exam was submitted."
