@@ -46,7 +46,9 @@ STATS_CAPTION = "Predicted score per topic and your last 30 days"
 # Callback answers
 CB_MOCK_STALE = "This mock exam is over. /mock starts a new one."
 CB_MOCK_NOT_YOURS = "This button is not for you."
-CB_MOCK_OTHER_EXAM = "This button is from an earlier mock exam: nothing changed."
+CB_MOCK_OTHER_EXAM = (
+    "This button's mock exam is gone (a reset or a restore): nothing changed. /mock shows yours."
+)
 CB_MOCK_INVALID = "That button is no longer valid. /mock shows your exam."
 CB_MOCK_SAVED = "Saved: {letters}"
 CB_MOCK_CLEARED = "Nothing selected"
