@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,16 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A TCP port where every connection is refused for as long as the block runs: bound and
+    never listening, so that no other test's server can take it meanwhile (a port that is
+    merely free now can be, by a test on another xdist worker)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
 
 
 class BotRun:
@@ -78,7 +90,12 @@ class BotRun:
         started = time.monotonic()
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"bot still running {timeout:g} s after signal {sig}:\n{self.output()}"
+            ) from None
         return code, time.monotonic() - started
 
     def close(self) -> None:

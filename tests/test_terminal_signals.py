@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.backend import database_env
-from tests.ops_support import BotRun, free_port, wait_until
+from tests.ops_support import BotRun, refused_port, wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 EXITED_S = 15.0  # far beyond a clean exit; what it guards against is waiting forever
@@ -84,17 +84,17 @@ def test_stats_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_while_the_bot_api_is_unreachable(tmp_path: Path) -> None:
-    port = free_port()  # nobody listens: every call is refused
-    env = {
-        "BOT_API_URL": f"http://127.0.0.1:{port}",
-        "QUIZBOT_DB": database_env(tmp_path / "b.db"),
-    }
-    run = BotRun(tmp_path, [], env)
-    try:
-        wait_until(lambda: "getMe failed (try 1)" in run.output(), timeout=30)
-        code, _ = run.stop(signal.SIGINT, timeout=EXITED_S)
-        assert code == 130
-        output = run.output()
-        assert "Traceback" not in output and len(output.splitlines()) < 10, output
-    finally:
-        run.close()
+    with refused_port() as port:
+        env = {
+            "BOT_API_URL": f"http://127.0.0.1:{port}",
+            "QUIZBOT_DB": database_env(tmp_path / "b.db"),
+        }
+        run = BotRun(tmp_path, [], env)
+        try:
+            wait_until(lambda: "getMe failed (try 1)" in run.output(), timeout=30)
+            code, _ = run.stop(signal.SIGINT, timeout=EXITED_S)
+            output = run.output()
+            assert code == 130, output
+            assert "Traceback" not in output and len(output.splitlines()) < 10, output
+        finally:
+            run.close()
