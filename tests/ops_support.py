@@ -52,10 +52,22 @@ def refused_port() -> Iterator[int]:
         yield int(sock.getsockname()[1])
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class BotRun:
     """`python -m bot run ...` with output in a file; `close()` always ends it."""
 
-    def __init__(self, tmp_path: Path, args: list[str], env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        args: list[str],
+        env: dict[str, str],
+        *,
+        sigint_ignored: bool = False,
+    ) -> None:
+        """`sigint_ignored`: started as a shell starts a background job, SIGINT ignored."""
         base = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "BOT_"))}
         self.log_path = tmp_path / "bot.log"
         self._log = self.log_path.open("wb")
@@ -73,6 +85,7 @@ class BotRun:
             },
             stdout=self._log,
             stderr=subprocess.STDOUT,
+            preexec_fn=_ignore_sigint if sigint_ignored else None,
         )
 
     def output(self) -> str:

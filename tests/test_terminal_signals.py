@@ -83,13 +83,16 @@ def test_stats_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert err.decode(errors="replace") == ""
 
 
-def test_ctrl_c_while_the_bot_api_is_unreachable(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["terminal", "background-job"])
+def test_ctrl_c_while_the_bot_api_is_unreachable(tmp_path: Path, sigint_ignored: bool) -> None:
+    # A shell starts a background job with SIGINT ignored; the running bot stops on it all
+    # the same (PTB's handler), and so must its start-up checks.
     with refused_port() as port:
         env = {
             "BOT_API_URL": f"http://127.0.0.1:{port}",
             "QUIZBOT_DB": database_env(tmp_path / "b.db"),
         }
-        run = BotRun(tmp_path, [], env)
+        run = BotRun(tmp_path, [], env, sigint_ignored=sigint_ignored)
         try:
             wait_until(lambda: "getMe failed (try 1)" in run.output(), timeout=30)
             code, _ = run.stop(signal.SIGINT, timeout=EXITED_S)

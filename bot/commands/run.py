@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.bank.cache import cache_path
 from bot.bank.loader import load_banks
+from bot.commands.interrupt import interruptible
 from bot.config import ConfigError, Settings, load_settings
 from bot.logging_setup import setup_logging
 from bot.plural import plural
@@ -110,7 +111,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.telegram.startup import StartupFailed, preflight
 
     try:
-        preflight(settings)  # token and BOT_API_URL, retried through a passing hiccup
+        # Ctrl-C stops the start-up checks as it stops the running bot (PTB's own handler),
+        # even when the bot was started with SIGINT ignored (a shell's background job).
+        with interruptible():
+            preflight(settings)  # token and BOT_API_URL, retried through a passing hiccup
     except StartupFailed as err:
         print(f"quizbot: {err}", file=sys.stderr)
         return 1
