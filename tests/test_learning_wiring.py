@@ -21,6 +21,7 @@ from bot.practice import memory_updates
 from bot.practice.catalog import Catalog
 from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
+from bot.storage import fit_sql
 from bot.storage import learning_sql as lsql
 from bot.storage.factory import open_database
 from bot.storage.memory_backfill import restate
@@ -310,11 +311,12 @@ def test_review_backfill_and_restating_skip_states_whose_early_answers_were_prun
     # Restating under newly fitted weights leaves it too: a replay would forget the first.
     fitted = list(DEFAULT_WEIGHTS)
     fitted[20] = 0.3
-    assert restate(conn, 7, "b", tuple(fitted)) == 0
+    fit_sql.save_params(conn, "b", 7, tuple(fitted), 400, 1.0e9)
+    assert restate(conn, 7, "b") == 0
     assert lsql.memory_states(conn, 7, "b")["q1"] == state
     # With every answer there, the state is restated on the fitted curve.
     _record_answers(conn, history[:1], first_id=9)
-    assert restate(conn, 7, "b", tuple(fitted)) == 1
+    assert restate(conn, 7, "b") == 1
     again = lsql.memory_states(conn, 7, "b")["q1"]
     assert again.decay == 0.3 and again.reps == 3 and again.stability != state.stability
     conn.close()

@@ -4,6 +4,7 @@ their own, kept across a restart and a /reset; a failing or slow fit keeps the l
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
@@ -11,15 +12,17 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.commands.fit import line
 from bot.learning.fit import DAY_SECONDS, Fitted, Graded, fit, items
+from bot.learning.memory import DEFAULT_WEIGHTS, check_weights, settle_weights
 from bot.practice.clock import FakeClock
 from bot.practice.fitting import MemoryFits, describe
 from bot.storage import abuse_sql
 from bot.storage.factory import open_database
-from bot.storage.fit_sql import BANK_SCOPE, bank_params, params_for
+from bot.storage.fit_sql import BANK_SCOPE, bank_params, params_for, weights_of
 from bot.storage.learning_sql import memory_states
 from bot.storage.memory_backfill import backfill_memory
 from tests import factories
@@ -283,3 +286,105 @@ def test_fit_command_fits_every_bank_and_stats_names_the_weights(
     )
     assert main(["stats", "--user", "0"]) == 0
     assert "Memory model: FSRS-6 defaults (no fit yet)" in capsys.readouterr().out
+
+
+async def test_restating_uses_the_weights_a_learner_is_on_not_only_tonights_fit(
+    tmp_path: Path,
+) -> None:
+    # Ann's own fit stays after a /reset (weights survive it); with too few answers since for
+    # a new one, she is still on it, and her memory is restated under it, not the bank's.
+    path = tmp_path / "fit.sqlite3"
+    async with open_database(database(path)):
+        pass
+    _answers(path, ANN, 450)
+    _answers(path, BOB, 250)  # the bank's fit, not his own
+    async with open_database(database(path)) as db:
+        await MemoryFits(db, FakeClock(NOW), fitter=steep_fitter).fit_bank(BANK)
+        await db.write(lambda c: abuse_sql.reset_history(c, ANN, BANK))
+    _answers(path, ANN, 30)
+    async with open_database(database(path)) as db:
+        await db.write(backfill_memory)
+        outcome = await MemoryFits(db, FakeClock(NOW), fitter=steep_fitter).fit_bank(BANK)
+        assert outcome.learners == 0  # nobody has enough answers for their own tonight
+        ann = await db.read(lambda c: memory_states(c, ANN, BANK))
+        bob = await db.read(lambda c: memory_states(c, BOB, BANK))
+    assert ann and {s.decay for s in ann.values()} == {0.4}  # her own, older fit
+    assert {s.decay for s in bob.values()} == {0.3}
+
+
+def out_of_bounds_own(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
+    """The pooled fit as steep_fitter's; a learner's own one with a decay FSRS-6 refuses."""
+    found = steep_fitter(histories, min_reviews)
+    if found is None or len(histories) > 1:
+        return found
+    weights = list(found.weights)
+    weights[20] = 0.95
+    return Fitted(tuple(weights), found.reviews)
+
+
+async def test_a_learners_own_fit_out_of_bounds_leaves_them_on_the_banks(tmp_path: Path) -> None:
+    path = tmp_path / "fit.sqlite3"
+    async with open_database(database(path)):
+        pass
+    _answers(path, ANN, 450)
+    _answers(path, BOB, 30)
+    async with open_database(database(path)) as db:
+        outcome = await MemoryFits(db, FakeClock(NOW), fitter=out_of_bounds_own).fit_bank(BANK)
+        assert (outcome.failed, outcome.learners, outcome.pooled_version) == (False, 0, 1)
+        ann = await db.read(lambda c: params_for(c, ANN, BANK))
+    assert ann is not None and ann.pooled and ann.weights[20] == 0.3
+
+
+def test_a_weight_the_optimizer_clamped_to_its_bound_is_schedulable() -> None:
+    # fsrs-rs clamps in 32-bit floats: its 0.8 reads 0.800000011920929, which py-fsrs refuses.
+    raw = list(DEFAULT_MODEL.w)
+    raw[19] = raw[20] = float(np.float32(0.8))
+    assert raw[20] > 0.8
+    with pytest.raises(ValueError):
+        check_weights(tuple(raw))
+    settled = settle_weights(raw)
+    check_weights(settled)
+    assert settled[20] == 0.8 and settled[:19] == pytest.approx(raw[:19], abs=1e-6)
+
+
+def test_stored_weights_fsrs_cannot_use_read_as_the_defaults_with_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    weights_of.cache_clear()
+    bad = list(DEFAULT_MODEL.w)
+    bad[20] = 3.0
+    with caplog.at_level(logging.WARNING, logger="bot.storage.fit_sql"):
+        assert weights_of(json.dumps(bad)) == DEFAULT_WEIGHTS
+        assert weights_of("[1, 2]") == DEFAULT_WEIGHTS
+    assert len(caplog.records) == 2
+    assert all("\n" not in r.getMessage() for r in caplog.records)
+    clamped = list(DEFAULT_MODEL.w)
+    clamped[20] = float(np.float32(0.8))
+    assert weights_of(json.dumps(clamped))[20] == 0.8
+
+
+@pytest.mark.sqlite_only("a SQLite trigger stands in for one learner's failing write")
+async def test_one_learners_failing_restate_leaves_the_others_restated(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "fit.sqlite3"
+    async with open_database(database(path)):
+        pass
+    _answers(path, ANN, 120)
+    _answers(path, BOB, 120)
+    async with open_database(database(path)) as db:
+        await db.write(backfill_memory)
+        await db.write(
+            lambda c: c.execute(
+                f"CREATE TRIGGER refuse BEFORE UPDATE ON memory_states WHEN NEW.user_id = {ANN}"
+                " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        )
+        with caplog.at_level(logging.WARNING, logger="bot.practice.fitting"):
+            outcome = await MemoryFits(db, FakeClock(NOW), fitter=steep_fitter).fit_bank(BANK)
+        assert outcome.pooled_version == 1
+        bob = await db.read(lambda c: memory_states(c, BOB, BANK))
+    assert {s.decay for s in bob.values()} == {0.3}
+    assert [r.getMessage() for r in caplog.records] == [
+        f"restating learner {ANN} in bank {BANK} failed: refused"
+    ]

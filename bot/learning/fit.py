@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from fsrs_rs_python import DEFAULT_PARAMETERS, FSRS, FSRSItem, FSRSReview
 
+from bot.learning.memory import settle_weights
+
 DAY_SECONDS = 86_400.0
 # Spaced reviews (an answer a whole day or more after the one before) a fit needs: below
 # this the optimizer has too little to move the defaults on, and its answer is noise. On the
@@ -74,4 +76,4 @@ def fit(histories: Sequence[Iterable[Graded]], min_reviews: int) -> Fitted | Non
     weights = FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(found)
     if len(weights) != 21:
         raise ValueError(f"the optimizer gave {len(weights)} weights, not 21")
-    return Fitted(tuple(float(w) for w in weights), len(found))
+    return Fitted(settle_weights(weights), len(found))

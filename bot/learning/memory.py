@@ -223,6 +223,13 @@ def _factor(decay: float) -> float:
     return curve_factor(decay)
 
 
+def settle_weights(raw: Iterable[float]) -> Weights:
+    """Weights as FSRS-6 schedules with them: the optimizer works in 32-bit floats, so a
+    weight it clamped to a bound (0.8) reads a hair above it (0.800000011920929) and py-fsrs
+    refuses it; six decimals keep every digit a 32-bit float has."""
+    return tuple(round(float(w), 6) for w in raw)
+
+
 def check_weights(weights: Weights) -> None:
     """Raise ValueError unless FSRS-6 can schedule with `weights` (21, each within its
     bounds): a fit is checked before it is stored, so that no answer meets bad weights."""

@@ -31,7 +31,7 @@ from bot.practice.clock import Clock
 from bot.storage import fit_sql
 from bot.storage.fit_sql import BANK_SCOPE, StoredParams
 from bot.storage.memory_backfill import restate
-from bot.storage.port import Connection, Store
+from bot.storage.port import Connection, StorageError, Store
 
 log = logging.getLogger(__name__)
 
@@ -73,15 +73,22 @@ def _fit_all(
     by_learner: dict[int, list[Graded]], fitter: Fitter
 ) -> tuple[Fitted | None, dict[int, Fitted]]:
     pooled = fitter(list(by_learner.values()), MIN_BANK_REVIEWS)
+    if pooled is not None:
+        check_weights(pooled.weights)  # out of bounds: the fit fails, the last good stays
     own: dict[int, Fitted] = {}
     for user_id, answers in by_learner.items():
         found = fitter([answers], MIN_LEARNER_REVIEWS)
-        if found is not None:
-            own[user_id] = found
-    for f in (pooled, *own.values()):
-        if f is not None:
-            check_weights(f.weights)  # out of bounds: the fit fails, the last good stays
+        if found is not None and _usable(found.weights):
+            own[user_id] = found  # else this learner stays on the pooled fit
     return pooled, own
+
+
+def _usable(weights: tuple[float, ...]) -> bool:
+    try:
+        check_weights(weights)
+    except ValueError:
+        return False
+    return True
 
 
 class MemoryFits:
@@ -125,13 +132,15 @@ class MemoryFits:
 
         version = await self.db.write(store)
         for user_id in by_learner:
-            # One transaction a learner: the writer is free for answers between them.
-            fitted = own.get(user_id, pooled)
-            if fitted is not None:
+            # One transaction a learner: the writer is free for answers between them. Under
+            # the weights stored for the learner (what their answers are scheduled under:
+            # their own fit may be an older one that this run did not replace).
+            try:
                 await self.db.write(
-                    partial(restate, user_id=user_id, bank_id=bank_id, weights=fitted.weights),
-                    learner=user_id,
+                    partial(restate, user_id=user_id, bank_id=bank_id), learner=user_id
                 )
+            except StorageError as err:  # the others are still restated
+                log.warning("restating learner %s in bank %s failed: %s", user_id, bank_id, err)
         return FitOutcome(bank_id, version, len(own))
 
     async def fit_banks(self, bank_ids: Sequence[str]) -> list[FitOutcome]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.storage.dialect import of
+from bot.storage.learner_lock import lock_learner
 from bot.storage.port import Connection
 
 
@@ -100,6 +101,9 @@ def reset_history(conn: Connection, user_id: int, bank_id: str) -> int:
     answers to them stay: they belong to the group, whose leaderboard counts each member's
     one answer to a question (forgotten, it could be given again and counted twice).
     """
+    # The learner's lock, as an answer and the nightly restate take it: a restate that read
+    # the states before this deletes them must not write them back after.
+    lock_learner(conn, user_id)
     answers = conn.execute(
         f"SELECT COUNT(*) FROM answers WHERE user_id = ? AND bank_id = ?{_PRIVATE}",
         (user_id, bank_id),

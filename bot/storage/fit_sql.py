@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.learning.fit import Graded
-from bot.learning.memory import DEFAULT_WEIGHTS, Weights
+from bot.learning.memory import DEFAULT_WEIGHTS, Weights, check_weights, settle_weights
 from bot.storage.port import Connection
+
+log = logging.getLogger(__name__)
 
 BANK_SCOPE = 0  # the user_id of a bank's pooled fit
 
@@ -54,9 +57,20 @@ WEIGHTS_OF_LEARNER = (
 
 @lru_cache(maxsize=256)
 def weights_of(text: str | None) -> Weights:
-    """Stored weights (a JSON array) as a tuple; None: FSRS's defaults. Memoised: a bank's
-    learners share a few fits, and every answer reads one."""
-    return DEFAULT_WEIGHTS if text is None else tuple(float(w) for w in json.loads(text))
+    """Stored weights (a JSON array) as a tuple; None: FSRS's defaults. Weights FSRS-6 cannot
+    schedule with (stored by an older version, or edited by hand) are FSRS's defaults too,
+    with one log line: an answer must not fail on them. Memoised: a bank's learners share a
+    few fits, and every answer reads one."""
+    if text is None:
+        return DEFAULT_WEIGHTS
+    try:
+        weights = settle_weights(json.loads(text))
+        check_weights(weights)
+    except (ValueError, TypeError) as err:
+        why = "; ".join(str(err).splitlines())
+        log.warning("stored memory weights unusable, FSRS-6's defaults instead: %s", why)
+        return DEFAULT_WEIGHTS
+    return weights
 
 
 def _stored(row: tuple[object, ...]) -> StoredParams:

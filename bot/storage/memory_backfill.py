@@ -15,6 +15,7 @@ from bot.learning.memory import (
     from_timestamp,
 )
 from bot.learning.memory import replay_all as replay_answers
+from bot.storage import fit_sql
 from bot.storage.dialect import of
 from bot.storage.learner_lock import lock_learner
 from bot.storage.learning_sql import MEMORY_COLUMNS, memory_states, save_memory, upsert_sql
@@ -57,12 +58,14 @@ def replayed(
         yield (*key, replay_answers(batch, weights))
 
 
-def restate(conn: Connection, user_id: int, bank_id: str, weights: Weights) -> int:
-    """Replay a learner's answers in a bank under `weights` and store the states; returns how
-    many. Only states whose answers are all still there (as many replayed as the state counts):
-    after answers were pruned, a replay would forget what the learner practised. The learner's
-    lock first: an answer in flight must not write a state read before."""
+def restate(conn: Connection, user_id: int, bank_id: str) -> int:
+    """Replay a learner's answers in a bank under the weights they are on (their own fit, else
+    the bank's, else FSRS-6's defaults) and store the states; returns how many. Only states
+    whose answers are all still there (as many replayed as the state counts): after answers
+    were pruned, a replay would forget what the learner practised. The learner's lock first:
+    an answer in flight must not write a state read before."""
     lock_learner(conn, user_id)
+    weights = fit_sql.weights_for(conn, user_id, bank_id)
     stored = memory_states(conn, user_id, bank_id)
     where = " WHERE user_id = ? AND bank_id = ?"
     answers = [a for _, _, a in _answers(conn, where, (user_id, bank_id))]
