@@ -136,16 +136,17 @@ def test_the_nightly_fit_tells_lasting_memories_from_fading_ones() -> None:
 
 
 async def _stats_after_one_answer(
-    tmp_path: Path, weights: Weights | None
+    tmp_path: Path, weights: Weights | None, scope: int = fit_sql.BANK_SCOPE
 ) -> tuple[str, dict[str, float]]:
     """The study order `stats` reports and the stored memory state of the first question
-    answered right, with `weights` stored as the bank's fit (None: no fit)."""
+    answered right, with `weights` stored as the bank's fit or as the learner's own (`scope`:
+    their user id; None: no fit)."""
     async with session(tmp_path, demo_catalog()) as s:
         if weights is not None:
             w = weights
 
             def store(conn: Connection) -> None:
-                fit_sql.save_params(conn, "demo", fit_sql.BANK_SCOPE, w, 900, 0.0)
+                fit_sql.save_params(conn, "demo", scope, w, 900, 0.0)
 
             await s.service.db.write(store)
         q = await s.handle(json.dumps({"cmd": "next", "user": 1}))
@@ -166,6 +167,9 @@ async def test_the_bot_orders_and_schedules_by_the_banks_fitted_weights(tmp_path
     assert state["stability"] == pytest.approx(DEFAULT_WEIGHTS[2])
     mode, state = await _stats_after_one_answer(tmp_path / "fit", lasting(6.0, 0.2))
     # The answer was scheduled under the stored weights, and the order follows them.
+    assert mode == "cover" and state == {"stability": pytest.approx(6.0), "decay": 0.2}
+    # A learner's own fit (the bank has none): their answers and their order follow it.
+    mode, state = await _stats_after_one_answer(tmp_path / "own", lasting(6.0, 0.2), scope=1)
     assert mode == "cover" and state == {"stability": pytest.approx(6.0), "decay": 0.2}
 
 

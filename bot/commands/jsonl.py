@@ -322,7 +322,7 @@ class JsonlSession:
         """Answered, correct and the streak, overall and per topic."""
         await self._learner(user)
         stats = await self.service.stats(user)
-        check = await self.service.learning.memory_check(self.bank.id)
+        check = await self.service.learning.memory_check(self.bank.id, user)
         return {
             "type": "stats",
             "user": user,
@@ -334,7 +334,7 @@ class JsonlSession:
             "topics": {
                 t.topic: {"answered": t.answered, "correct": t.correct} for t in stats.topics
             },
-            "queue_mode": check.mode.value,  # the study order the bank's fitted model sets
+            "queue_mode": check.mode.value,  # the study order the learner's fitted model sets
         }
 
 

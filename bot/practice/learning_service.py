@@ -132,10 +132,11 @@ class LearningService:
         """A learner's exam date for a given bank."""
         return await self.db.read(lambda c: lsql.exam_date(c, user_id, bank_id))
 
-    async def memory_check(self, bank_id: str) -> MemoryCheck:
-        """The memory model fitted to the bank's learners (FSRS-6's defaults before a fit) and
-        the study queue's mode it sets."""
-        found = await self.db.read(lambda c: fit_sql.params_for(c, fit_sql.BANK_SCOPE, bank_id))
+    async def memory_check(self, bank_id: str, user_id: int = fit_sql.BANK_SCOPE) -> MemoryCheck:
+        """The memory model fitted to the bank's learners, or the one a learner is on (their
+        own fit, else the bank's; FSRS-6's defaults before a fit), and the study queue's mode
+        it sets."""
+        found = await self.db.read(lambda c: fit_sql.params_for(c, user_id, bank_id))
         if found is None:
             return memory_check(DEFAULT_WEIGHTS, 0)
         return memory_check(found.weights, found.reviews)
