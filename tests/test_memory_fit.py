@@ -108,6 +108,16 @@ def _answers(path: Path, user: int, count: int) -> None:
             )
 
 
+async def answered(tmp_path: Path, counts: dict[int, int]) -> Path:
+    """A database with `counts[user]` answers a day apart from each learner in the bank."""
+    path = tmp_path / "fit.sqlite3"
+    async with open_database(database(path)):
+        pass
+    for user, count in counts.items():
+        _answers(path, user, count)
+    return path
+
+
 def fake_fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted | None:
     """A fit that gives weights naming how many learners it saw (pooled: more than one) and
     the process it ran in."""
@@ -169,11 +179,7 @@ def steep_fitter(histories: Sequence[list[Graded]], min_reviews: int) -> Fitted 
 
 
 async def test_a_fit_restates_each_learners_memory_under_their_weights(tmp_path: Path) -> None:
-    path = tmp_path / "fit.sqlite3"
-    async with open_database(database(path)):
-        pass
-    _answers(path, ANN, 450)
-    _answers(path, BOB, 30)
+    path = await answered(tmp_path, {ANN: 450, BOB: 30})
     async with open_database(database(path)) as db:
         await db.write(backfill_memory)  # states as the answers left them, on the defaults
         before = await db.read(lambda c: memory_states(c, BOB, BANK))
@@ -191,10 +197,7 @@ async def test_a_fit_restates_each_learners_memory_under_their_weights(tmp_path:
 
 
 async def test_weights_survive_a_restart_and_a_reset(tmp_path: Path) -> None:
-    path = tmp_path / "fit.sqlite3"
-    async with open_database(database(path)):
-        pass
-    _answers(path, ANN, 450)
+    path = await answered(tmp_path, {ANN: 450})
     async with open_database(database(path)) as db:
         await MemoryFits(db, FakeClock(NOW), fitter=fake_fitter).fit_bank(BANK)
     async with open_database(database(path)) as db:  # a restart
@@ -210,10 +213,7 @@ async def test_weights_survive_a_restart_and_a_reset(tmp_path: Path) -> None:
 async def test_a_failing_or_slow_fit_keeps_the_last_good_weights_and_logs_one_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = tmp_path / "fit.sqlite3"
-    async with open_database(database(path)):
-        pass
-    _answers(path, ANN, 450)
+    path = await answered(tmp_path, {ANN: 450})
 
     async with open_database(database(path)) as db:
         clock = FakeClock(NOW)
@@ -293,11 +293,7 @@ async def test_restating_uses_the_weights_a_learner_is_on_not_only_tonights_fit(
 ) -> None:
     # Ann's own fit stays after a /reset (weights survive it); with too few answers since for
     # a new one, she is still on it, and her memory is restated under it, not the bank's.
-    path = tmp_path / "fit.sqlite3"
-    async with open_database(database(path)):
-        pass
-    _answers(path, ANN, 450)
-    _answers(path, BOB, 250)  # the bank's fit, not his own
+    path = await answered(tmp_path, {ANN: 450, BOB: 250})  # Bob: the bank's fit, not his own
     async with open_database(database(path)) as db:
         await MemoryFits(db, FakeClock(NOW), fitter=steep_fitter).fit_bank(BANK)
         await db.write(lambda c: abuse_sql.reset_history(c, ANN, BANK))
@@ -323,11 +319,7 @@ def out_of_bounds_own(histories: Sequence[list[Graded]], min_reviews: int) -> Fi
 
 
 async def test_a_learners_own_fit_out_of_bounds_leaves_them_on_the_banks(tmp_path: Path) -> None:
-    path = tmp_path / "fit.sqlite3"
-    async with open_database(database(path)):
-        pass
-    _answers(path, ANN, 450)
-    _answers(path, BOB, 30)
+    path = await answered(tmp_path, {ANN: 450, BOB: 30})
     async with open_database(database(path)) as db:
         outcome = await MemoryFits(db, FakeClock(NOW), fitter=out_of_bounds_own).fit_bank(BANK)
         assert (outcome.failed, outcome.learners, outcome.pooled_version) == (False, 0, 1)
@@ -367,11 +359,7 @@ def test_stored_weights_fsrs_cannot_use_read_as_the_defaults_with_one_line(
 async def test_one_learners_failing_restate_leaves_the_others_restated(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = tmp_path / "fit.sqlite3"
-    async with open_database(database(path)):
-        pass
-    _answers(path, ANN, 120)
-    _answers(path, BOB, 120)
+    path = await answered(tmp_path, {ANN: 120, BOB: 120})
     async with open_database(database(path)) as db:
         await db.write(backfill_memory)
         await db.write(
