@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import compress
 from operator import is_not
 from typing import Any, TypeVar
@@ -19,9 +19,10 @@ DAY_SECONDS = 86_400.0
 
 # No same-day learning steps: in a chat a question cannot come back "in 10 minutes" reliably,
 # so every answer schedules whole days. Fuzzing off so the same history gives the same state.
-SCHEDULER = Scheduler(
-    desired_retention=0.9, learning_steps=(), relearning_steps=(), enable_fuzzing=False
+_new_scheduler = partial(
+    Scheduler, desired_retention=0.9, learning_steps=(), relearning_steps=(), enable_fuzzing=False
 )
+SCHEDULER = _new_scheduler()
 # FSRS-6's 21 weights; the last is the forgetting curve's decay. A state scheduled under
 # fitted weights (bot.learning.fit) keeps its decay, so its recall follows the same curve.
 Weights = tuple[float, ...]
@@ -209,18 +210,7 @@ def review(
     )
 
 
-_EPOCH = dt.datetime(2000, 1, 1, tzinfo=UTC)
-
-
-# FSRS reads nothing of a card in review but its stability, difficulty and the whole days since
-# its last review, and schedules whole days (no fuzzing, no learning steps): the library's
-# answer is memoised on those and the grade. Learners walk the same few paths (a right first
-# answer, then a wrong one two days later...), so most answers meet a known case; the library
-# builds a Card, copies it and a ReviewLog per call. tests/test_learning_memory.py
-# checks the memoised states equal the library's own over thousands of random histories.
-@lru_cache(maxsize=64)
-def _factor(decay: float) -> float:
-    return curve_factor(decay)
+_factor = lru_cache(maxsize=64)(curve_factor)  # a state's, derived once per decay
 
 
 def settle_weights(raw: Iterable[float]) -> Weights:
@@ -238,17 +228,18 @@ def check_weights(weights: Weights) -> None:
 
 @lru_cache(maxsize=16)
 def _scheduler(weights: Weights) -> Scheduler:
-    if weights == DEFAULT_WEIGHTS:
-        return SCHEDULER
-    return Scheduler(
-        parameters=weights,
-        desired_retention=0.9,
-        learning_steps=(),
-        relearning_steps=(),
-        enable_fuzzing=False,
-    )
+    return SCHEDULER if weights == DEFAULT_WEIGHTS else _new_scheduler(parameters=weights)
 
 
+_EPOCH = dt.datetime(2000, 1, 1, tzinfo=UTC)
+
+
+# FSRS reads nothing of a card in review but its stability, difficulty and the whole days since
+# its last review, and schedules whole days (no fuzzing, no learning steps): the library's
+# answer is memoised on those and the grade. Learners walk the same few paths (a right first
+# answer, then a wrong one two days later...), so most answers meet a known case; the library
+# builds a Card, copies it and a ReviewLog per call. tests/test_learning_memory.py
+# checks the memoised states equal the library's own over thousands of random histories.
 @lru_cache(maxsize=1 << 16)
 def _scheduled(
     weights: Weights,
