@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.domain.models import Learner
-from bot.learning.memory import Answer
+from bot.learning.memory import DEFAULT_WEIGHTS, Answer
 from bot.practice import memory_updates
 from bot.storage import answer_sql, learning_sql, practice_sql
 from bot.storage.port import Connection
@@ -34,9 +34,10 @@ def test_it_reads_what_the_separate_queries_read(conn: Connection) -> None:
     learning_sql.set_confidence(conn, 1, True, NOW)
     conn.execute("UPDATE users SET timezone = 'Europe/Paris' WHERE id = 1")
     at = dt.datetime.fromtimestamp(NOW, dt.UTC)
-    mine = memory_updates.take_stored(conn, 1, "b", Answer("q1", at, True))
-    memory_updates.take_stored(conn, 2, "b", Answer("q1", at, False))  # someone else's
-    memory_updates.take_stored(conn, 1, "b", Answer("q2", at, False))  # another question
+    mine = memory_updates.take_stored(conn, 1, "b", Answer("q1", at, True), DEFAULT_WEIGHTS)
+    w = DEFAULT_WEIGHTS
+    memory_updates.take_stored(conn, 2, "b", Answer("q1", at, False), w)  # someone else's
+    memory_updates.take_stored(conn, 1, "b", Answer("q2", at, False), w)  # another question
     did = _delivery(conn, 1, "q1")
 
     context = answer_sql.answer_context(conn, did, 1)

@@ -102,7 +102,7 @@ def test_storage_round_trips(tmp_path: Path) -> None:
     conn = factories.migrated(tmp_path / "s.sqlite3")
     conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (5, 0, 0)")
     state = memory_updates.take_stored(
-        conn, 5, "b", Answer("q", START, False, Confidence.SURE, 3.5)
+        conn, 5, "b", Answer("q", START, False, Confidence.SURE, 3.5), DEFAULT_WEIGHTS
     )
     assert lsql.memory_state(conn, 5, "b", "q") == state and state.confident_error
     assert lsql.memory_states(conn, 5, "other") == {}

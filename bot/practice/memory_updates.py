@@ -32,10 +32,11 @@ def take_answer(
     return learning_sql.save_memory(conn, user_id, bank_id, answer.question_id, after)
 
 
-def take_stored(conn: Connection, user_id: int, bank_id: str, answer: Answer) -> MemoryState:
+def take_stored(
+    conn: Connection, user_id: int, bank_id: str, answer: Answer, weights: Weights
+) -> MemoryState:
     """`take_answer` on the state stored for the answer's question."""
     before = learning_sql.memory_state(conn, user_id, bank_id, answer.question_id)
-    weights = fit_sql.weights_for(conn, user_id, bank_id)
     return take_answer(conn, user_id, bank_id, answer, before, weights)
 
 
@@ -65,10 +66,11 @@ def record_mock_answers(
     first: an answer of theirs in flight must not write back a memory state read before."""
     lock_learner(conn, exam.user_id)
     fresh = mock_sql.record_graded_answers(conn, exam, graded, default_timezone)
+    weights = fit_sql.weights_for(conn, exam.user_id, exam.bank_id)
     for g, snapshot in fresh:
         at = from_timestamp(g.answered_at)
         answer = Answer(g.question_id, at, g.correct)
-        take_stored(conn, exam.user_id, exam.bank_id, answer)
+        take_stored(conn, exam.user_id, exam.bank_id, answer, weights)
         if snapshot is not None:
             question = Question.model_validate_json(snapshot)
             take_misconceptions(conn, exam.user_id, exam.bank_id, question, g.chosen, at)

@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.learning.memory import (
-    DEFAULT_WEIGHTS,
     Answer,
     Confidence,
     MemoryState,
-    Weights,
     from_timestamp,
 )
 from bot.learning.memory import replay_all as replay_answers
@@ -42,20 +40,18 @@ def _answers(
         yield user_id, bank_id, answer
 
 
-def replayed(
-    conn: Connection, weights: Weights = DEFAULT_WEIGHTS
-) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
+def replayed(conn: Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
     """Every learner's recorded answers in each bank, replayed into memory states."""
     key: tuple[int, str] | None = None
     batch: list[Answer] = []
     for user_id, bank_id, answer in _answers(conn):
         if (user_id, bank_id) != key:
             if key is not None:
-                yield (*key, replay_answers(batch, weights))
+                yield (*key, replay_answers(batch))
             key, batch = (user_id, bank_id), []
         batch.append(answer)
     if key is not None:
-        yield (*key, replay_answers(batch, weights))
+        yield (*key, replay_answers(batch))
 
 
 def restate(conn: Connection, user_id: int, bank_id: str) -> int:
