@@ -177,23 +177,14 @@ def test_history_on_the_old_topics_reads_the_same_on_the_ten_domains(
     assert pruned_topic in ("optimization-deployment", "rag-agents", "safety-guardrails")
     conn.execute("DELETE FROM answers WHERE id = ?", (first,))
 
-    memory_before = rows(
-        conn,
-        MEMORY,
-    )
+    memory_before = rows(conn, MEMORY)
     totals_before = {u: practice_sql.bank_totals(conn, u)[0] for u in (ALICE, BOB)}
     answers_before = rows(conn, "SELECT id, question_id, correct, answered_at FROM answers")
 
     assert apply_migrations(conn)[0] == "0018_ncp_genl_domains"  # and any after it
 
     # Memory (keyed on question ids) and the answers themselves are untouched.
-    assert (
-        rows(
-            conn,
-            MEMORY,
-        )
-        == memory_before
-    )
+    assert rows(conn, MEMORY) == memory_before
     assert rows(conn, "SELECT id, question_id, correct, answered_at FROM answers") == (
         answers_before
     )
