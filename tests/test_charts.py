@@ -6,7 +6,9 @@ import datetime as dt
 import io
 import struct
 import sys
+from typing import Any
 
+import pytest
 from PIL import Image
 
 from bot.charts import DayActivity, TopicBar, mock_chart, stats_chart
@@ -119,3 +121,33 @@ def test_the_private_names_the_glyph_adapter_uses_still_exist() -> None:
     assert agg_glyphs.CAN_KEEP
     assert hasattr(RendererAgg(10, 10, 100), "_renderer")
     assert hasattr(FigureCanvasAgg(Figure()), "_lastKey")
+
+
+def test_a_thread_draws_its_charts_with_its_own_fonts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # /stats renders in worker threads, and matplotlib keeps fonts per thread because FreeType
+    # faces are not thread-safe: a text layout kept by one thread must not make another
+    # thread draw with the first one's font objects.
+    import threading
+
+    from bot.charts import agg_glyphs
+
+    used: dict[int, set[int]] = {}
+    draw = agg_glyphs._GlyphKeepingRenderer._draw_text_glyphs_and_boxes
+
+    def spying(self: Any, gc: Any, x: float, y: float, angle: float, glyphs: Any, boxes: Any):
+        glyphs = list(glyphs)
+        used.setdefault(threading.get_ident(), set()).update(id(g[0]) for g in glyphs)
+        draw(self, gc, x, y, angle, glyphs, boxes)
+
+    monkeypatch.setattr(agg_glyphs._GlyphKeepingRenderer, "_draw_text_glyphs_and_boxes", spying)
+    topics = [TopicBar("Prompts", 74.0, 30), TopicBar("Safety", None, 20)]
+    days = [DayActivity(TODAY - dt.timedelta(days=i), 3 + i, 2) for i in range(5)]
+    agg_glyphs._LAYOUTS.clear()
+    worker = threading.Thread(
+        target=stats_chart, args=(topics, days), kwargs={"passing_score": 70, "today": TODAY}
+    )
+    worker.start()
+    worker.join()
+    here = stats_chart(topics, days, passing_score=70, today=TODAY)
+    assert len(used) == 2 and not set.intersection(*used.values())
+    assert here == stats_chart(topics, days, passing_score=70, today=TODAY)

@@ -11,6 +11,7 @@ checks that the PNG equals plain Agg's.
 
 from __future__ import annotations
 
+from threading import get_ident
 from typing import Any, cast
 
 import numpy as np
@@ -50,7 +51,10 @@ class _GlyphKeepingRenderer(RendererAgg):
             cast(Any, super()).draw_text(gc, x, y, s, prop, angle, ismath, mtext)
             return
         features, language = mtext.get_fontfeatures(), mtext.get_language()
-        key = (hash(prop), prop.get_size_in_points(), self.dpi, s, features, language)
+        # Per thread: a layout holds the font objects that drew it, and matplotlib keeps
+        # fonts per thread because FreeType's faces are not thread-safe (charts render in
+        # worker threads).
+        key = (get_ident(), hash(prop), prop.get_size_in_points(), self.dpi, s, features, language)
         items = _LAYOUTS.get(key)
         if items is None:
             font = cast(Any, self)._prepare_font(prop)
