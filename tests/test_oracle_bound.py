@@ -24,7 +24,7 @@ from tests.bench.oracle_bound import (
 PLAN = Blueprint.of(generate_bank(40, n_topics=4, seed=3))
 
 
-@pytest.mark.parametrize("truth", ["power-law", "half-life"])
+@pytest.mark.parametrize("truth", ["power-law", "half-life", "act-r", "dash", "mcm"])
 def test_oracle_pick_leaves_true_memory_as_it_was(truth: str) -> None:
     learner = SimLearner(PLAN, truth, LearnerParams(), random.Random(5))
     for q in learner.order[:10]:

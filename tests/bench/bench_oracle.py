@@ -1,80 +1,88 @@
-"""How far the study queue is from the best possible: an oracle that sees true memory.
+"""How far any study queue could go on the learner panel: an oracle that sees true memory.
 
-Per bank, ground truth and seed (the learning bench's learners, days and budget): mean answers
-to "ready and still ready a week later" for random order, plain FSRS and the engine, for the
-bench-only oracle (tests/bench/oracle_bound.py; greedy on the true score a week ahead, one
-answer at a time and in bursts of up to three), and under half-life memory a provable floor no
-policy can beat. The oracle is an achievable figure for a policy that knows the truth, not an
-optimum: where it meets a target, the target is reachable in principle; the floor shows how much
-room is left beyond it. Slow (about 14 CPU minutes a seed): run it on its own,
-`python -m tests.bench oracle`.
+Per panel cell (`bot.learning.simulate.panel`), seed 11's three learners: answers to ready
+for plain FSRS, Leitner, random order and the bench-only oracle (tests/bench/oracle_bound.py;
+greedy on the true score a week ahead, ORACLE_BURST answers ahead, 1 by default), and under
+half-life memory a provable floor no policy can beat. The oracle is an achievable figure for a
+policy that knows the truth, not an optimum: where it reaches a target the target is reachable
+in principle; where it does not, the target may still be. A cell where every policy, the oracle
+included, leaves the learners short of ready counts 1.00 in every ratio, as in the panel.
+
+PANEL_VARIANTS and PANEL_CELLS as for `python -m tests.bench learning`. About 20 minutes on one
+core for the 216 cells at one answer ahead; three answers ahead takes about seven times that.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 
-from bot.bank.loader import load_banks
-from bot.learning.blueprint import Blueprint
-from bot.learning.simulate.generated_bank import generate_bank
-from bot.learning.simulate.runner import SimConfig, run_policy
-from bot.learning.simulate.truth import TRUTHS
-from tests.bench.bench_learning import BUNDLED, DAYS, EXAM_IN, LEARNERS, PER_DAY
+from bot.learning.simulate.panel import VARIANTS, Cell, bank, design
+from bot.learning.simulate.runner import run_policy
 from tests.bench.oracle_bound import half_life_floor, oracle_to_ready, week_ahead
 
-SEEDS = (11, 21)
-BASELINES = ("random", "fsrs", "engine")
-BURSTS = (1, 3)
+SEED = 11
+LEARNERS = 3
+BASELINES = ("fsrs", "leitner", "random")
 
 
-def _mean(values: list[int | None], budget: int) -> float:
-    # As the runner counts it: a learner never ready counts as the whole budget.
-    return statistics.fmean(v if v is not None else budget for v in values)
+def _mean(values: list[int | None], cap: int) -> float:
+    # As the runner counts it: a learner never ready counts as the cap.
+    return statistics.fmean(v if v is not None else cap for v in values)
 
 
-def _cell(plan: Blueprint, truth: str, seed: int) -> dict[str, float]:
-    budget = DAYS * PER_DAY
-    found: dict[str, float] = {}
-    for policy in BASELINES:
-        cfg = SimConfig(LEARNERS, DAYS, PER_DAY, EXAM_IN, policy, truth, seed)
-        found[policy] = run_policy(plan, cfg).questions_to_ready
-    cfg = SimConfig(LEARNERS, DAYS, PER_DAY, EXAM_IN, "oracle", truth, seed)
-    for burst in BURSTS:
-        runs = [oracle_to_ready(plan, cfg, n, week_ahead, burst) for n in range(LEARNERS)]
-        found[f"oracle-{burst}"] = _mean(runs, budget)
-    if truth == "half-life":
-        found["floor"] = _mean([half_life_floor(plan, cfg, n) for n in range(LEARNERS)], budget)
+def run_cell(cell: Cell, burst: int = 1) -> dict[str, float]:
+    """Mean answers to ready per policy, the oracle and (half-life memory) the floor."""
+    plan = bank(cell.bank)
+    found = {
+        p: run_policy(plan, cell.config(p, SEED, LEARNERS)).questions_to_ready for p in BASELINES
+    }
+    cfg = cell.config("oracle", SEED, LEARNERS)
+    # The oracle walks day by day to the same cap the runner counts to.
+    cfg = dataclasses.replace(cfg, days=max(cfg.days, cfg.ready_within))
+    cap = cfg.days * cfg.per_day
+    runs = [oracle_to_ready(plan, cfg, n, week_ahead, burst) for n in range(LEARNERS)]
+    found["oracle"] = _mean(runs, cap)
+    if cell.truth.startswith("half-life"):
+        found["floor"] = _mean([half_life_floor(plan, cfg, n) for n in range(LEARNERS)], cap)
     return found
 
 
+def _ratio(results: list[dict[str, float]], policy: str, to: str) -> float:
+    return statistics.median(r[policy] / r[to] for r in results)
+
+
 def main() -> None:
-    """Every bank, truth and seed: baselines, engine, oracle and floor side by side."""
+    """Every cell's figures as they come, then the medians the panel's targets are set on."""
+    variants = ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
+    cells = design(variants=variants)
+    if picked := os.environ.get("PANEL_CELLS"):
+        cells = [cells[int(i)] for i in picked.split(",")]
+    burst = int(os.environ.get("ORACLE_BURST", "1"))
+    started = time.perf_counter()
+    print("| model | bank | per day | days | oracle | FSRS | Leitner | random | floor |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    results = []
+    with ProcessPoolExecutor(2) as pool:
+        for cell, found in zip(
+            cells, pool.map(run_cell, cells, [burst] * len(cells)), strict=True
+        ):
+            results.append(found)
+            floor = f"{found['floor']:.0f}" if "floor" in found else "-"
+            print(
+                f"| {cell.truth} | {cell.bank} | {cell.per_day} | {cell.horizon} | "
+                f"{found['oracle']:.0f} | {found['fsrs']:.0f} | {found['leitner']:.0f} | "
+                f"{found['random']:.0f} | {floor} |",
+                flush=True,
+            )
+    never = sum(r["oracle"] >= max(r[p] for p in BASELINES) for r in results)
     print(
-        f"{LEARNERS} learners, {DAYS} days x {PER_DAY}; mean answers to ready (never: "
-        f"{DAYS * PER_DAY}); best oracle vs random (target -30%) and vs FSRS (target -15%)"
+        f"{len(cells)} cells, seed {SEED}, {LEARNERS} learners, oracle {burst} answer(s) ahead "
+        f"({time.perf_counter() - started:.0f} s): median oracle / plain FSRS "
+        f"{_ratio(results, 'oracle', 'fsrs'):.2f}, / random "
+        f"{_ratio(results, 'oracle', 'random'):.2f}; "
+        f"cells where the oracle does no better than every baseline: {never}"
     )
-    print(
-        "bank           truth      seed  random   fsrs  engine oracle-1 oracle-3  floor"
-        "   best vs random / fsrs   engine vs random / fsrs"
-    )
-    banks = {
-        "bundled": Blueprint.of(next(iter(load_banks([BUNDLED]).banks.values()))),
-        "generated-300": Blueprint.of(generate_bank(300)),
-    }
-    for name, plan in banks.items():
-        for truth in TRUTHS:
-            for seed in SEEDS:
-                started = time.process_time()
-                f = _cell(plan, truth, seed)
-                best = min(f[f"oracle-{b}"] for b in BURSTS)
-                floor = f"{f['floor']:7.0f}" if "floor" in f else "      -"
-                print(
-                    f"{name:14s} {truth:10s} {seed:4d} {f['random']:7.0f} {f['fsrs']:6.0f} "
-                    f"{f['engine']:7.0f} {f['oracle-1']:8.0f} {f['oracle-3']:8.0f}{floor}"
-                    f"   {best / f['random'] - 1:+6.0%} / {best / f['fsrs'] - 1:+4.0%}"
-                    f"          {f['engine'] / f['random'] - 1:+6.0%} / "
-                    f"{f['engine'] / f['fsrs'] - 1:+4.0%}"
-                    f"   ({time.process_time() - started:.0f} s CPU)",
-                    flush=True,
-                )

@@ -67,7 +67,8 @@ def _leaves(
     for recalled, chance in ((True, p), (False, 1 - p)):
         if chance < PRUNE:
             continue  # an outcome this unlikely moves the expectation by less than it costs
-        saved = [(d, d.get(i, _MISSING)) for d in tables]
+        # A copy of a list the update appends to (ACT-R's traces, DASH's events) in place.
+        saved = [(d, list(v) if isinstance(v := d.get(i, _MISSING), list) else v) for d in tables]
         memory.update(i, t, recalled, learner.skill[i])
         if depth == 1:
             found.append((chance, memory.recall(i, at[0]), memory.recall(i, at[1])))
@@ -183,7 +184,7 @@ def half_life_floor(plan: Blueprint, cfg: SimConfig, index: int, most: int = 60)
     majorant, segments taken steepest first) is lower still, so it is a valid floor. None: not
     reachable within the run's budget."""
     seed = cfg.seed * 1_000_003 + index
-    learner = SimLearner(plan, "half-life", cfg.learner, random.Random(seed))
+    learner = SimLearner(plan, cfg.truth, cfg.learner, random.Random(seed))
     memory = learner.memory
     assert isinstance(memory, HalfLifeMemory)
     p = memory.p
