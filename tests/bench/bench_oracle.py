@@ -8,8 +8,9 @@ policy that knows the truth, not an optimum: where it reaches a target the targe
 in principle; where it does not, the target may still be. A cell where every policy, the oracle
 included, leaves the learners short of ready counts 1.00 in every ratio, as in the panel.
 
-PANEL_VARIANTS and PANEL_CELLS as for `python -m tests.bench learning`. About 20 minutes on one
-core for the 216 cells at one answer ahead; three answers ahead takes about seven times that.
+PANEL_VARIANTS and PANEL_CELLS as for `python -m tests.bench learning`. The 216 cells at one
+answer ahead take over an hour on two cores (DASH's and MCM's cells are the
+slowest); three answers ahead takes several times that.
 """
 
 from __future__ import annotations
