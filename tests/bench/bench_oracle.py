@@ -9,8 +9,8 @@ in principle; where it does not, the target may still be. A cell where every pol
 included, leaves the learners short of ready counts 1.00 in every ratio, as in the panel.
 
 PANEL_VARIANTS and PANEL_CELLS as for `python -m tests.bench learning`. The 216 cells at one
-answer ahead take over an hour on two cores (DASH's and MCM's cells are the
-slowest); three answers ahead takes several times that.
+answer ahead take about 40 minutes on two cores (DASH's and MCM's cells are the slowest);
+three answers ahead takes several times that.
 """
 
 from __future__ import annotations
