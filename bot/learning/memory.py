@@ -296,10 +296,10 @@ def recall_probability(state: MemoryState | None, at: dt.datetime) -> float:
 
 
 def recalls(
-    memory: Mapping[str, MemoryState], ids: Iterable[str], at: dt.datetime, power: float = 1.0
+    memory: Mapping[str, MemoryState], ids: Iterable[str], at: dt.datetime
 ) -> dict[str, float]:
-    """`recall_probability(memory[q], at) ** power` for each of `ids` met in `memory`, the same
-    floats, computed in one pass (the study queue asks this of every question on each pick)."""
+    """`recall_probability(memory[q], at)` for each of `ids` met in `memory`, the same floats,
+    computed in one pass (the study queue asks this of every question on each pick)."""
     out: dict[str, float] = {}
     get = memory.get
     now_us = micros(at)
@@ -308,18 +308,10 @@ def recalls(
         if state is not None:
             # timedelta.total_seconds() is its microseconds / 10**6, an exact int division.
             elapsed = (now_us - state.last_us) / 1_000_000 / DAY_SECONDS
-            r = (1 + state.factor * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** (
-                -state.decay
-            )
-            out[q] = r**power
+            out[q] = (
+                1 + state.factor * (elapsed if elapsed > 0.0 else 0.0) / state.stability
+            ) ** -state.decay
     return out
-
-
-def recall_at(state: MemoryState, now_us: int, power: float = 1.0) -> float:
-    """What `recalls` gives for one state at `now_us` (microseconds since the Unix epoch)."""
-    elapsed = (now_us - state.last_us) / 1_000_000 / DAY_SECONDS
-    r = (1 + state.factor * (elapsed if elapsed > 0.0 else 0.0) / state.stability) ** -state.decay
-    return float(r**power)
 
 
 # How many review answers it takes before the learner's own forgetting rate outweighs FSRS's

@@ -16,7 +16,6 @@ from bot.learning.forgetting import COVER_DAYS, QueueMode
 from bot.learning.memory import (
     Confidence,
     MemoryState,
-    forgetting_exponent,
     micros,
     recalls,
 )
@@ -249,9 +248,10 @@ def choose_next(
         retest = misconception_retest(plan, learner, pool, now, s, rng)
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
-    # Recall as FSRS predicts it, bent by how fast this learner has actually been forgetting.
-    g = forgetting_exponent(memory.values(), plan.mean_chance)
-    recall = recalls(memory, pool, now, g)
+    # Recall under the memory model the learner is on, fitted to the answers: bending it
+    # further by how the learner's reviews went (as readiness does) made no cell of the learner
+    # panel better and some worse, since the fit has already read those reviews.
+    recall = recalls(memory, pool, now)
     if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
     target = s.target_retention
