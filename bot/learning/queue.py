@@ -248,9 +248,9 @@ def choose_next(
         retest = misconception_retest(plan, learner, pool, now, s, rng)
         if retest is not None:
             return Pick(retest, Reason.MISCONCEPTION)
-    # Recall under the memory model the learner is on, fitted to the answers: bending it
-    # further by how the learner's reviews went (as readiness does) made no cell of the learner
-    # panel better and some worse, since the fit has already read those reviews.
+    # Recall under the memory model the learner is on, fitted to the answers. Bending it
+    # further by how the learner's reviews went (as readiness does) was level on the learner
+    # panel and kept a cell lost: the fit has already read those reviews.
     recall = recalls(memory, pool, now)
     if cover:
         return Pick(most_at_risk(plan, pool, recall, rng), Reason.PRACTICE)
