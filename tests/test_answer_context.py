@@ -34,8 +34,8 @@ def test_it_reads_what_the_separate_queries_read(conn: Connection) -> None:
     learning_sql.set_confidence(conn, 1, True, NOW)
     conn.execute("UPDATE users SET timezone = 'Europe/Paris' WHERE id = 1")
     at = dt.datetime.fromtimestamp(NOW, dt.UTC)
-    mine = memory_updates.take_stored(conn, 1, "b", Answer("q1", at, True), DEFAULT_WEIGHTS)
     w = DEFAULT_WEIGHTS
+    mine = memory_updates.take_stored(conn, 1, "b", Answer("q1", at, True), w)
     memory_updates.take_stored(conn, 2, "b", Answer("q1", at, False), w)  # someone else's
     memory_updates.take_stored(conn, 1, "b", Answer("q2", at, False), w)  # another question
     did = _delivery(conn, 1, "q1")
