@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from bot.learning.blueprint import Blueprint
+from bot.learning.simulate.panel_models import TRUTH_NAMES
 from bot.learning.simulate.policies import POLICIES
 from bot.learning.simulate.report import parameters_text, table
 from bot.learning.simulate.runner import SimConfig, run_policy
@@ -20,14 +21,15 @@ Simulated learners practise a bank day by day on a simulated clock, with the sam
 memory model and readiness estimate as the bot. Each learner has an ability per topic (Rasch),
 each question a difficulty, memory that decays between answers and grows with feedback, blind
 guessing when recall fails (1/options, 1/C(options, k) for select-k), and some hold
-misconceptions that pull them to the tagged distractor. Two ground-truth memory models:
-power-law (FSRS-4.5-like forgetting curve with a spacing effect) and half-life (half-life
-regression, Settles & Meeder 2016, no spacing effect). Reported per policy: answers until the
-learner's true expected exam score reaches the passing score and is still there a week later
-without study (a learner never ready counts as the whole budget), true score and pass rate on
-exam day, blueprint coverage, and the readiness estimate's MAE and Brier score. Learners
-practise side by side, day by day: the engine's bank-wide forgetting check pools them, as it
-pools a bank's learners in the bot.
+misconceptions that pull them to the tagged distractor. The ground-truth memory models are
+those of the learner panel (docs/panel.md): power-law, half-life, act-r, dash, mcm,
+two-component, exponential and strong-spacing, each also at a /fast and a /slow end, and the
+held-out ppe, atkinson and estes, which the study queue's rules were never chosen on.
+Reported per policy: answers until the learner's true expected exam score reaches the passing
+score and is still there a week later without study (a learner never ready counts as the whole
+budget), true score and pass rate on exam day, blueprint coverage, and the readiness
+estimate's MAE and Brier score. Learners practise side by side, day by day: the engine's
+nightly fit pools their answers, as it pools a bank's learners in the bot.
 """
 
 
@@ -62,9 +64,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--truth",
-        choices=[*TRUTHS, "both"],
+        choices=[*TRUTH_NAMES, "both"],
         default="both",
-        help="ground-truth memory model (both)",
+        metavar="MODEL",
+        help="ground-truth memory model: one of the panel's or the held-out models, e.g. "
+        "act-r, act-r/fast, ppe (docs/panel.md), or both: power-law and half-life (both)",
     )
     p.add_argument("--seed", type=int, default=1, help="random seed (1)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")

@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
-from bot.learning.simulate.panel import VARIANTS, design, markdown, run_cell, verdicts
+from bot.learning.simulate.panel import VARIANTS, Cell, design, markdown, run_cell, verdicts
 
 SEEDS = (11, 12, 13)
 LEARNERS = 3  # per seed
@@ -25,8 +25,15 @@ LEARNERS = 3  # per seed
 
 def main() -> None:
     """Run the panel and print its table and verdicts."""
-    variants = ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
-    cells = design(full=os.environ.get("PANEL_FULL") == "1", variants=variants)
+    run(design(full=os.environ.get("PANEL_FULL") == "1", variants=_variants()))
+
+
+def _variants() -> tuple[str, ...]:
+    return ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
+
+
+def run(cells: list[Cell]) -> None:
+    """Every policy on `cells` (or the PANEL_CELLS among them), rows as they finish."""
     if picked := os.environ.get("PANEL_CELLS"):
         cells = [cells[int(i)] for i in picked.split(",")]
     started = time.perf_counter()

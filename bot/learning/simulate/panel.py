@@ -61,11 +61,13 @@ class Cell:
         )
 
 
-def design(full: bool = False, variants: tuple[str, ...] = VARIANTS) -> list[Cell]:
+def design(
+    full: bool = False, variants: tuple[str, ...] = VARIANTS, models: tuple[str, ...] = MODELS
+) -> list[Cell]:
     """Every model x sweep variant meets every budget x horizon; the bank rotates so that each
     bank meets each budget, horizon and variant (`full`: every bank in every cell too)."""
     cells = []
-    for m, model in enumerate(MODELS):
+    for m, model in enumerate(models):
         for v, variant in enumerate(VARIANTS):
             if variant not in variants:
                 continue

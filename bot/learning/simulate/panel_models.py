@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.learning.simulate.holdout_models import HOLDOUT
 from bot.learning.simulate.truth import (
     HalfLifeMemory,
     HalfLifeParams,
@@ -378,8 +379,12 @@ PANEL: dict[str, Callable[[], TrueMemory]] = {
 MODELS = tuple(name for name in PANEL if "/" not in name)
 
 
+TRUTH_NAMES = (*PANEL, *HOLDOUT)
+
+
 def make_memory(truth: str) -> TrueMemory:
-    """A fresh ground-truth memory of a panel model, e.g. "act-r" or "act-r/fast"."""
-    if truth not in PANEL:
-        raise ValueError(f"unknown ground truth {truth!r}; choose from {', '.join(PANEL)}")
-    return PANEL[truth]()
+    """A fresh ground-truth memory of a panel or held-out model, e.g. "act-r/fast"."""
+    model = PANEL.get(truth) or HOLDOUT.get(truth)
+    if model is None:
+        raise ValueError(f"unknown ground truth {truth!r}; choose from {', '.join(TRUTH_NAMES)}")
+    return model()

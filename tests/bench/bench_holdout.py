@@ -1,0 +1,18 @@
+"""The learner models kept out of the panel (`bot.learning.simulate.holdout_models`): the same
+cells, targets and policies as `bench_learning`, on three models the study queue's rules were
+never chosen on. PANEL_VARIANTS, PANEL_FULL and PANEL_CELLS work as there.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bot.learning.simulate.holdout_models import HOLDOUT_MODELS
+from bot.learning.simulate.panel import design
+from tests.bench.bench_learning import _variants, run
+
+
+def main() -> None:
+    """Run the held-out cells and print their table and verdicts."""
+    full = os.environ.get("PANEL_FULL") == "1"
+    run(design(full=full, variants=_variants(), models=HOLDOUT_MODELS))
