@@ -1,6 +1,7 @@
 """The learner panel in a reduced form (one seed, a few cells of different memory models,
-banks, budgets and horizons): the engine must not need more answers to ready than plain FSRS
-in any of them. The full panel is `python -m tests.bench learning`."""
+banks, budgets and horizons, and one held-out model): the engine must not need more answers to
+ready than plain FSRS in any of them. The full panel is `python -m tests.bench learning`, the
+held-out models' cells `python -m tests.bench holdout`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ CELLS = (
     Cell("act-r/slow", "csv-240", 20, 14),
     # A strong spacing effect: relearning in the sitting once cost this cell a third more.
     Cell("two-component", "csv-240", 50, 30),
+    # A model kept out of the panel: no rule of the queue was chosen on it.
+    Cell("estes", "generated-300", 20, 30),
 )
 
 
