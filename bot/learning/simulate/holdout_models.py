@@ -15,14 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
-from bot.learning.simulate.truth import TrueMemory
+from bot.learning.simulate.truth import TrueMemory, logistic
 
 _HOURS = 24.0
 _MIN_AGE_HOURS = 1 / 60  # a practice a minute old or less counts as a minute old
-
-
-def _logistic(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 @dataclass(frozen=True)
@@ -65,7 +61,7 @@ class PpeMemory:
         lags = [(b[0] - a[0]) * _HOURS for a, b in pairwise(practices)]
         spacing = sum(1 / math.log(lag + math.e) for lag in lags) / len(lags) if lags else 1.0
         activation = sum(w for _, w in practices) ** p.c * elapsed ** -(p.b + p.m * spacing)
-        return _logistic((activation - self.tau) / p.s + p.skill_effect * self.skill.get(q, 0.0))
+        return logistic((activation - self.tau) / p.s + p.skill_effect * self.skill.get(q, 0.0))
 
     def learn_prior(self, q: int, t_last: float, skill: float) -> None:
         self.skill[q] = skill

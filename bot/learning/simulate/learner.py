@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 from itertools import combinations
 
 from bot.learning.blueprint import Blueprint
 from bot.learning.simulate.panel_models import make_memory
-from bot.learning.simulate.truth import TrueMemory
+from bot.learning.simulate.truth import TrueMemory, logistic
 
 DIFFICULTY_OFFSET = {"easy": -0.7, "medium": 0.0, "hard": 0.7}
 
@@ -26,10 +25,6 @@ class LearnerParams:
     misconception_rate: float = 0.35  # chance of holding each misconception of the bank
     misconception_pull: float = 0.6  # not recalling: picks the tagged distractor this often
     misconception_cure: float = 0.3  # after picking it and seeing feedback, drops it this often
-
-
-def _logistic(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 class SimLearner:
@@ -54,7 +49,7 @@ class SimLearner:
         self.p = params
         self.memory: TrueMemory = make_memory(truth)
         for i, s in enumerate(self.skill):
-            if rng.random() < _logistic(s - params.prior_offset):
+            if rng.random() < logistic(s - params.prior_offset):
                 self.memory.learn_prior(i, -rng.uniform(0, params.prior_last_days), s)
         self.held = {
             m.id for m in plan.meta.misconceptions if rng.random() < params.misconception_rate

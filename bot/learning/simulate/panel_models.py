@@ -19,13 +19,10 @@ from bot.learning.simulate.truth import (
     PowerLawMemory,
     PowerLawParams,
     TrueMemory,
+    logistic,
 )
 
 _MINUTES = 1440.0  # ACT-R reads ages in minutes, at least one (so age ** -d stays at most 1)
-
-
-def _logistic(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ class ActRMemory:
 
     def recall(self, q: int, t: float) -> float:
         m = self._activation(q, t)
-        return 0.0 if m == -math.inf else _logistic((m - self.tau) / self.p.noise)
+        return 0.0 if m == -math.inf else logistic((m - self.tau) / self.p.noise)
 
     def _study(self, q: int, t: float, weight: float) -> None:
         m = self._activation(q, t)
@@ -119,7 +116,7 @@ class DashMemory:
             inside = [ok for at, ok in events if 0 <= t - at <= window]
             x += ws * math.log1p(len(inside)) + wr * math.log1p(sum(inside))
         x -= p.fail_penalty * math.log1p(sum(not ok for _, ok in events))
-        return _logistic(x)
+        return logistic(x)
 
     def learn_prior(self, q: int, t_last: float, skill: float) -> None:
         self.skill[q] = skill

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 
+def logistic(x: float) -> float:
+    """The logistic function, 1 / (1 + e^-x): the memory models' and the learner's link."""
+    return 1.0 / (1.0 + math.exp(-x))
+
+
 class TrueMemory(Protocol):
     """What the simulator needs of a ground-truth memory model for one learner."""
 
