@@ -5,14 +5,10 @@ never chosen on. PANEL_VARIANTS, PANEL_FULL and PANEL_CELLS work as there.
 
 from __future__ import annotations
 
-import os
-
 from bot.learning.simulate.holdout_models import HOLDOUT_MODELS
-from bot.learning.simulate.panel import design
-from tests.bench.bench_learning import _variants, run
+from tests.bench.bench_learning import cells_chosen, run
 
 
 def main() -> None:
     """Run the held-out cells and print their table and verdicts."""
-    full = os.environ.get("PANEL_FULL") == "1"
-    run(design(full=full, variants=_variants(), models=HOLDOUT_MODELS))
+    run(cells_chosen(HOLDOUT_MODELS))

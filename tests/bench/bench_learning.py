@@ -18,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 from bot.learning.simulate.panel import VARIANTS, Cell, design, markdown, run_cell, verdicts
+from bot.learning.simulate.panel_models import MODELS
 
 SEEDS = (11, 12, 13)
 LEARNERS = 3  # per seed
@@ -25,17 +26,20 @@ LEARNERS = 3  # per seed
 
 def main() -> None:
     """Run the panel and print its table and verdicts."""
-    run(design(full=os.environ.get("PANEL_FULL") == "1", variants=_variants()))
+    run(cells_chosen())
 
 
-def _variants() -> tuple[str, ...]:
-    return ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
+def cells_chosen(models: tuple[str, ...] = MODELS) -> list[Cell]:
+    """The design's cells for `models`, as PANEL_VARIANTS, PANEL_FULL and PANEL_CELLS choose."""
+    variants = ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
+    cells = design(os.environ.get("PANEL_FULL") == "1", variants, models)
+    if picked := os.environ.get("PANEL_CELLS"):
+        cells = [cells[int(i)] for i in picked.split(",")]
+    return cells
 
 
 def run(cells: list[Cell]) -> None:
-    """Every policy on `cells` (or the PANEL_CELLS among them), rows as they finish."""
-    if picked := os.environ.get("PANEL_CELLS"):
-        cells = [cells[int(i)] for i in picked.split(",")]
+    """Every policy on `cells`, rows as they finish."""
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(2) as pool:

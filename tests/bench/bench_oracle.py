@@ -8,9 +8,9 @@ policy that knows the truth, not an optimum: where it reaches a target the targe
 in principle; where it does not, the target may still be. A cell where every policy, the oracle
 included, leaves the learners short of ready counts 1.00 in every ratio, as in the panel.
 
-PANEL_VARIANTS and PANEL_CELLS as for `python -m tests.bench learning`. The 216 cells at one
-answer ahead take about 40 minutes on two cores (DASH's and MCM's cells are the slowest);
-three answers ahead takes several times that.
+PANEL_VARIANTS, PANEL_FULL and PANEL_CELLS as for `python -m tests.bench learning`. The 216
+cells at one answer ahead take about 40 minutes on two cores (DASH's and MCM's cells are the
+slowest); three answers ahead takes several times that.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bot.learning.simulate.panel import VARIANTS, Cell, bank, design
+from bot.learning.simulate.panel import Cell, bank
 from bot.learning.simulate.runner import run_policy
+from tests.bench.bench_learning import cells_chosen
 from tests.bench.oracle_bound import half_life_floor, oracle_to_ready, week_ahead
 
 SEED = 11
@@ -58,10 +59,7 @@ def _ratio(results: list[dict[str, float]], policy: str, to: str) -> float:
 
 def main() -> None:
     """Every cell's figures as they come, then the medians the panel's targets are set on."""
-    variants = ("",) if os.environ.get("PANEL_VARIANTS") == "base" else VARIANTS
-    cells = design(variants=variants)
-    if picked := os.environ.get("PANEL_CELLS"):
-        cells = [cells[int(i)] for i in picked.split(",")]
+    cells = cells_chosen()
     burst = int(os.environ.get("ORACLE_BURST", "1"))
     started = time.perf_counter()
     print("| model | bank | per day | days | oracle | FSRS | Leitner | random | floor |")
