@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,15 @@ async def test_daily_time_changed_after_todays_push_promises_tomorrow(tmp_path: 
         assert len(h.api.messages_to(user["id"])) == 2  # the confirmation and the question
         await h.feed(factories.command("/daily 06:24", user, chat))
         assert "Tue 01 Dec, 06:24" in (h.api.last_text(user["id"]) or "")
+
+
+async def test_window_with_thousands_of_digits_is_clamped_without_echoing_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # int() refuses numbers past 4,300 digits: the handler raised and the admin heard nothing.
+    async with running_bot(tmp_path) as h:
+        setup_admin(h)
+        await h.feed(factories.command("/window " + "9" * 4400, ADMIN, GROUP))
+        text = h.api.last_text(GROUP_ID) or ""
+        assert "1440 min" in text and "999999… min is outside" in text and len(text) < 300
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

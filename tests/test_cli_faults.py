@@ -276,3 +276,23 @@ def test_a_failed_copy_leaves_no_target_behind(
     line = one_line(capsys, "db", "copy", "--from", str(behind), "--to", str(target))
     assert "lacks migrations 0026_leases" in line
     assert factories.rows(target, "SELECT key FROM bot_status") == [("x",)]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["stats", "--user", "99999999999999999999999"],
+        ["export", "--chat", "-99999999999999999999999", "--out", "results.csv"],
+        ["stats", "--user", "12ab"],
+    ],
+    ids=["stats past 64 bits", "export past 64 bits", "not a number"],
+)
+def test_an_id_no_telegram_chat_can_have_is_an_argument_error(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # Past 64 bits the database driver raised OverflowError with a traceback.
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "is not a Telegram id" in err.splitlines()[-1]

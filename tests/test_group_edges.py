@@ -128,3 +128,40 @@ async def test_a_channel_promoted_again_gets_its_daily_question_back(tmp_path: P
         assert db_rows(h.db_path, query, (CHANNEL_ID,)) == [("09:00", "UTC", 1)]
         h.clock.set(dt.datetime(2026, 6, 2, 9, 0, 30, tzinfo=dt.UTC))
         assert await push.run_once() == 1
+
+
+async def test_a_group_that_adds_the_bot_back_hears_its_daily_question_is_off(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path, **NO_PACE) as h:
+        push = h.services.push
+        push.pace_now = h.clock.now
+        h.clock.set(dt.datetime(2026, 6, 1, 7, 0, tzinfo=dt.UTC))
+        setup_admin(h)
+        await h.feed(factories.command("/daily@quizbot_test_bot 09:00 UTC", ADMIN, GROUP))
+        # Removed: the next daily question meets Telegram's refusal, which stops the daily.
+        await h.feed(factories.my_chat_member(GROUP, "member", "left", ADMIN))
+        h.api.block(GROUP_ID)
+        h.clock.set(dt.datetime(2026, 6, 1, 9, 0, 30, tzinfo=dt.UTC))
+        await push.run_once()
+        h.api.unblock(GROUP_ID)
+        await h.feed(factories.my_chat_member(GROUP, "left", "member", ADMIN))
+        welcome = h.api.last_text(GROUP_ID) or ""
+        assert "practice-exam bot" in welcome
+        assert "daily question here is off (it was 09:00, UTC)" in welcome
+
+
+async def test_a_group_that_adds_the_bot_back_before_a_push_keeps_its_daily_question(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path, **NO_PACE) as h:
+        push = h.services.push
+        push.pace_now = h.clock.now
+        h.clock.set(dt.datetime(2026, 6, 1, 7, 0, tzinfo=dt.UTC))
+        setup_admin(h)
+        await h.feed(factories.command("/daily@quizbot_test_bot 09:00 UTC", ADMIN, GROUP))
+        await h.feed(factories.my_chat_member(GROUP, "member", "left", ADMIN))
+        await h.feed(factories.my_chat_member(GROUP, "left", "member", ADMIN))
+        assert "is off" not in (h.api.last_text(GROUP_ID) or "")
+        h.clock.set(dt.datetime(2026, 6, 1, 9, 0, 30, tzinfo=dt.UTC))
+        assert await push.run_once() == 1

@@ -108,3 +108,21 @@ async def test_an_outdated_question_is_sent_again_once_however_many_taps(tmp_pat
         assert buttons(h.api.message(ANN["id"], old["message_id"])) == {}  # old keyboard gone
         assert callback_texts(h)[-3:] == [texts.CB_REVISED] * 3
         assert answered(h) == 0
+
+
+async def test_mock_with_an_argument_it_does_not_know_starts_nothing(tmp_path: Path) -> None:
+    bank = sample_bank.bank([sample_bank.question(f"q{i}", correct=(i % 4,)) for i in range(10)])
+    async with running_bot(tmp_path, bank) as h:
+        for typo in ("/mock 20", "/mock shrt", "/mock short please"):
+            said = await say(h, typo)
+            assert "I did not understand" in said["text"] and "/mock short" in said["text"]
+        assert factories.rows(h.db_path, "SELECT COUNT(*) FROM mock_exams")[0][0] == 0
+        await say(h, "/mock short")
+        assert factories.rows(h.db_path, "SELECT COUNT(*) FROM mock_exams")[0][0] == 1
+
+
+async def test_a_long_unreadable_daily_time_gets_one_short_reply(tmp_path: Path) -> None:
+    async with running_bot(tmp_path) as h:
+        await say(h, "/daily " + "x" * 4000)
+        [reply] = h.api.messages_to(ANN["id"])
+        assert "I could not read" in reply["text"] and len(reply["text"]) < 400

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.bank.importers.writer import write_all
+from bot.commands.arguments import telegram_id
 from bot.plural import plural
 from bot.storage.factory import target_arg
 
@@ -117,7 +118,9 @@ def register(sub: Any) -> None:
     )
     export.add_argument("format", nargs="?", choices=FORMATS, help="bank format")
     export.add_argument("--bank", help="bank id (with a format)")
-    export.add_argument("--chat", type=int, help="group or channel id (instead of a format)")
+    export.add_argument(
+        "--chat", type=telegram_id, help="group or channel id (instead of a format)"
+    )
     export.add_argument("--out", type=Path, required=True, metavar="FILE")
     export.add_argument(
         "--db",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
+from bot.commands.arguments import telegram_id
 from bot.config import Settings
 from bot.plural import plural
 from bot.practice.catalog import Catalog
@@ -25,7 +26,7 @@ from bot.storage.port import DatabaseUnavailable
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `stats`."""
     stats = sub.add_parser("stats", help="a learner's readiness and progress, for operators")
-    stats.add_argument("--user", type=int, required=True, help="Telegram user id")
+    stats.add_argument("--user", type=telegram_id, required=True, help="Telegram user id")
     stats.add_argument("--bank", help="bank id (default: the learner's bank)")
     stats.add_argument("--png", type=Path, help="also write the /stats chart to this file")
     stats.add_argument(

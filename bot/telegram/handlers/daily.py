@@ -60,7 +60,7 @@ async def daily(update: Update, context: QuizContext) -> None:
         return
     local_time = due.parse_time(args[0])
     if local_time is None:
-        await send_html(context.bot, chat.id, texts.DAILY_BAD_TIME.format(value=esc(args[0])))
+        await send_html(context.bot, chat.id, texts.DAILY_BAD_TIME.format(value=esc(args[0][:64])))
         return
     if len(args) > 1:
         zone_name = zones.canonical_zone(" ".join(args[1:]))

@@ -73,11 +73,15 @@ async def window(update: Update, context: QuizContext) -> None:
         return
     if (chat_id := await _admin_or_refuse(update, context)) is None:
         return
-    asked = int(args[0])
+    digits = args[0].lstrip("0") or "0"
+    # Past six digits it is clamped all the same; int() would refuse past 4,300 of them, and
+    # the note would echo them all.
+    long = len(digits) > 6
+    asked = 10**6 if long else int(digits)
     seconds = await context.services.groups.set_window(chat_id, asked)
     text = texts.WINDOW_SET.format(minutes=seconds // 60)
     if seconds != asked * 60:
-        text += texts.WINDOW_CLAMPED.format(asked=asked)
+        text += texts.WINDOW_CLAMPED.format(asked=digits[:6] + "…" if long else asked)
     await reply(update, context, text + texts.WINDOW_FROM_NEXT)
 
 

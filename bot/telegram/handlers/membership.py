@@ -13,6 +13,7 @@ from bot.telegram.context import QuizContext
 from bot.telegram.outbound.guarded import deactivate, guarded
 from bot.telegram.outbound.send import send_html
 from bot.telegram.views import texts
+from bot.telegram.views.render import esc
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,13 @@ async def on_my_chat_member(update: Update, context: QuizContext) -> None:
             log.info("group %s: bot added by %s", chat.id, change.from_user.id)
             settings = await groups.settings(chat.id)
             text = texts.GROUP_WELCOME.format(window=f"{settings.window_s // 60} min")
+            found = await context.services.push.subscription(chat.id)
+            if found is not None and not found.active:
+                # Stopped while the bot was away (a push refused) or by an admin before: the
+                # group hears it is off rather than wait for a question that never comes.
+                text += "\n\n" + texts.GROUP_DAILY_IS_OFF.format(
+                    time=found.local_time, zone=esc(found.timezone)
+                )
             await guarded(context.services, chat.id, lambda cid: send_html(context.bot, cid, text))
 
 

@@ -14,6 +14,7 @@ from bot.telegram.outbound.mock_results import close_message, send_result
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import callbacks, mock_keyboards, mock_render, mock_texts
 from bot.telegram.views import readiness_render as ready_views
+from bot.telegram.views.render import esc
 
 BUTTONS = Buttons()
 
@@ -80,7 +81,11 @@ async def mock(update: Update, context: QuizContext) -> None:
         return
     chat, user = who
     services = context.services
-    arg = (context.args[0] if context.args else "").lower()
+    arg = " ".join(context.args or []).lower()
+    if arg not in ("", "short", "stop"):
+        # A typo or a size must not start a two-hour exam with its clock running.
+        await send_html(context.bot, chat.id, mock_texts.MOCK_USAGE.format(value=esc(arg[:40])))
+        return
     if arg == "stop":
         reply = await services.mock.resume(user.id, unpause=False)
         if reply.status is MockStatus.SHOWN and reply.exam is not None:

@@ -34,6 +34,10 @@ CB_OUTSIDE_EXAM = "Questions outside your mock exam."
 MOCK_PAUSED = "⏸ <b>Mock exam paused</b> with {left} left: its clock waits. /mock resumes it."
 MOCK_PAUSED_LINE = "⏸ Mock exam paused. /mock resumes it."
 MOCK_RESUMED = "▶️ Mock exam resumed: {left} left."
+MOCK_USAGE = (
+    "I did not understand <b>{value}</b>. /mock starts a timed mock exam of the bank's size,"
+    " /mock short a quarter of it, /mock stop abandons the one running."
+)
 MOCK_ALREADY_RUNNING = "You have a mock exam running: here it is. /mock stop abandons it."
 MOCK_RESULT_HEAD = "{mark} <b>Mock exam: {percent:.0f}%</b> · {verdict} (pass mark {passing:g}%)"
 MOCK_RESULT_LINE = "{correct}/{total} right · time used {used} of {allowed}{expired}"
