@@ -55,7 +55,7 @@ async def test_group_commands_that_work_elsewhere_get_a_short_reply(tmp_path: Pa
         sent = h.api.source_text(GROUP_ID, h.api.messages_to(GROUP_ID)[-1]["message_id"])
         assert '<a href="https://t.me/quizbot_test_bot?start=stats">' in (sent or "")
         assert "Only the group's admins" in await said(h, f"/topics{BOT}", ANN, GROUP)
-        for command in ("admin", "reload", "mock", "reset"):
+        for command in ("admin", "reload", "report", "mock", "reset"):
             reply = await said(h, f"/{command}{BOT}", ADMIN, GROUP)
             assert f"/{command} works in a private chat" in reply
         assert "I don't know that command" in await said(h, f"/foo{BOT}", ANN, GROUP)

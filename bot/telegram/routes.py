@@ -64,7 +64,9 @@ GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
 # /stats, /quiz, /topics, /daily and /help, which have a group meaning of their own): sent in
 # the wrong place, each gets a hint where it works.
 GROUP_ONLY = ["leaderboard", "reveal", "window", "quizpoll", "export"]
-PRIVATE_ONLY = ["admin", "reload", "exam", "mistakes", "confidence", "mock", "ready", "reset"]
+PRIVATE_ONLY = [
+    "admin", "reload", "report", "exam", "mistakes", "confidence", "mock", "ready", "reset",
+]
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
