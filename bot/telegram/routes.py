@@ -66,7 +66,7 @@ GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
 GROUP_ONLY = ["leaderboard", "reveal", "window", "quizpoll", "export"]
 PRIVATE_ONLY = [
     "admin", "reload", "report", "exam", "mistakes", "confidence", "mock", "ready", "reset",
-]
+]  # fmt: skip
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

@@ -13,6 +13,7 @@ from telegram.constants import ChatType
 from telegram.error import TelegramError
 
 from bot.telegram.context import QuizContext
+from bot.telegram.handlers.common import thread_of
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import Deferred, send_html
 
@@ -82,7 +83,8 @@ async def reply(update: Update, context: QuizContext, text: str) -> None:
             await _privately(context, chat.id, user.id, text)
             return
         services.budget.note(chat.id, now)
-    await guarded(services, chat.id, lambda cid: send_html(context.bot, cid, text))
+    thread = thread_of(update)
+    await guarded(services, chat.id, lambda cid: send_html(context.bot, cid, text, thread=thread))
 
 
 async def _privately(context: QuizContext, chat_id: int, user_id: int, text: str) -> None:

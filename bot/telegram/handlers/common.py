@@ -21,6 +21,15 @@ def learner(user: User) -> Learner:
     return Learner(user.id, user.first_name or "", user.username, user.language_code)
 
 
+def thread_of(update: Update) -> int | None:
+    """The forum topic a group's message was sent in (None: not in a topic), so that what
+    answers it goes there rather than to the group's General topic."""
+    message = update.effective_message
+    if message is None or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
 def is_private(chat: Chat | None) -> bool:
     return chat is not None and chat.type == ChatType.PRIVATE
 

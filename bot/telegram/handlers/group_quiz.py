@@ -12,7 +12,7 @@ from telegram.ext import JobQueue
 
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
-from bot.telegram.handlers.common import learner
+from bot.telegram.handlers.common import learner, thread_of
 from bot.telegram.outbound.group_rounds import post_question, reveal
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import send_html
@@ -31,7 +31,7 @@ async def quiz(update: Update, context: QuizContext) -> None:
     if not await _may_post(update, context, chat.id):
         return
     job_queue: JobQueue[Any] | None = context.job_queue
-    await post_question(context.bot, services, job_queue, chat.id)
+    await post_question(context.bot, services, job_queue, chat.id, thread=thread_of(update))
 
 
 # The last question each chat was told "wait" about: one notice per question, not per /quiz.
@@ -71,8 +71,11 @@ async def reveal_command(update: Update, context: QuizContext) -> None:
     job_queue: JobQueue[Any] | None = context.job_queue
     open_ids = await services.groups.unrevealed(chat.id)
     if not open_ids:
+        thread = thread_of(update)
         await guarded(
-            services, chat.id, lambda cid: send_html(context.bot, cid, texts.GROUP_NOTHING_OPEN)
+            services,
+            chat.id,
+            lambda cid: send_html(context.bot, cid, texts.GROUP_NOTHING_OPEN, thread=thread),
         )
     # A reveal that returns False was either won by a concurrent reveal (which shows it) or
     # deferred to the next sweep after a passing error: "nothing open" would be wrong for both.

@@ -10,6 +10,7 @@ from telegram import CallbackQuery, Message, Update
 
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, refuse
+from bot.telegram.handlers.common import thread_of
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.send import edit_or_send, send_html
 from bot.telegram.views import keyboards, texts
@@ -31,7 +32,10 @@ async def topics(update: Update, context: QuizContext) -> None:
     others = [b for b in services.catalog.banks.values() if b.id != bank.id]
     text = texts.GROUP_CHOOSE_TOPIC.format(bank=esc(bank.meta.title))
     markup = keyboards.topics_keyboard(bank, settings.topic, others)
-    await guarded(services, chat.id, lambda cid: send_html(context.bot, cid, text, markup))
+    thread = thread_of(update)
+    await guarded(
+        services, chat.id, lambda cid: send_html(context.bot, cid, text, markup, thread=thread)
+    )
 
 
 async def on_topic(

@@ -57,6 +57,7 @@ async def send_quiz_poll(
     *,
     anonymous: bool,
     reply_to: int | None = None,
+    thread: int | None = None,
 ) -> Message:
     """Post a question as a quiz poll (its question the stem, or a pointer to the message
     `reply_to` that holds a long stem); the caller checked it fits (`group_render.poll_fits`)."""
@@ -72,6 +73,7 @@ async def send_quiz_poll(
         correct_option_ids=sorted(question.correct_indices),  # type: ignore[arg-type]
         explanation=group_render.poll_explanation(question),
         reply_to_message_id=reply_to,
+        message_thread_id=thread,
     )
 
 
@@ -87,6 +89,7 @@ async def send_group_question(
     anonymous: bool | None = None,
     paid_broadcast: bool = False,
     media: MediaFiles | None = None,
+    thread: int | None = None,
 ) -> Message:
     """Post a group question as a quiz poll or with answer buttons, per the chat's settings
     (a poll's id is recorded at once: votes may come before anything else is written).
@@ -103,7 +106,10 @@ async def send_group_question(
 
             async def send(photo: str | InputFile) -> Message:
                 return await bot.send_photo(
-                    chat_id, photo, allow_paid_broadcast=paid_broadcast or None
+                    chat_id,
+                    photo,
+                    allow_paid_broadcast=paid_broadcast or None,
+                    message_thread_id=thread,
                 )
 
             with contextlib.suppress(PictureUnavailable):
@@ -121,9 +127,12 @@ async def send_group_question(
                 group_render.poll_stem_text(bank, question),
                 parse_mode=ParseMode.HTML,
                 allow_paid_broadcast=paid_broadcast or None,
+                message_thread_id=thread,
             )
             above = stem.message_id
-        message = await send_quiz_poll(bot, chat_id, question, anonymous=anonymous, reply_to=above)
+        message = await send_quiz_poll(
+            bot, chat_id, question, anonymous=anonymous, reply_to=above, thread=thread
+        )
         if message.poll is not None:
             await groups.attach_poll(delivery.id, message.message_id, message.poll.id)
         return message
@@ -135,6 +144,7 @@ async def send_group_question(
         parse_mode=ParseMode.HTML,
         reply_markup=keyboards.question_keyboard(delivery.id, question, token=delivery.token),
         allow_paid_broadcast=paid_broadcast or None,
+        message_thread_id=thread,
     )
 
 
@@ -175,15 +185,17 @@ async def post_question(
     *,
     source: Source = Source.GROUP,
     tries: int = 1,
+    thread: int | None = None,
 ) -> Delivery | None:
-    """Reveal what is still open in the chat, then post its next question with a window.
+    """Reveal what is still open in the chat, then post its next question with a window
+    (into the forum topic `thread`, where the /quiz came from, if any).
 
     One at a time per chat: a second /quiz waits until the first question's message is
     recorded, so it finds that question posted and reveals it, rather than racing its send.
     A question that meets flood control is posted again later (`schedule_retry`).
     """
     async with services.groups.posting(chat_id), post_lease(services, chat_id):
-        return await _post_question(bot, services, job_queue, chat_id, source, tries)
+        return await _post_question(bot, services, job_queue, chat_id, source, tries, thread)
 
 
 @contextlib.asynccontextmanager
@@ -223,7 +235,12 @@ async def post_lease(
 
 
 def schedule_retry(
-    job_queue: JobQueue[Any] | None, chat_id: int, source: Source, wait_s: float, tries: int
+    job_queue: JobQueue[Any] | None,
+    chat_id: int,
+    source: Source,
+    wait_s: float,
+    tries: int,
+    thread: int | None = None,
 ) -> None:
     """Post the chat's question again after a flood ban, a few times at most."""
     if job_queue is None or tries >= MAX_POST_TRIES:
@@ -233,7 +250,7 @@ def schedule_retry(
     job_queue.run_once(
         retry_job,
         when=max(wait_s, 0.0) + JOB_SLACK_S,
-        data=(chat_id, source, tries + 1),
+        data=(chat_id, source, tries + 1, thread),
         name=f"group-retry:{chat_id}",
         job_kwargs={"misfire_grace_time": None},
     )
@@ -242,11 +259,17 @@ def schedule_retry(
 async def retry_job(context: QuizContext) -> None:
     """A question that met flood control: post the chat's question now."""
     assert context.job is not None
-    data = cast(tuple[int, Source, int], context.job.data)
-    chat_id, source, tries = data
+    data = cast(tuple[int, Source, int, int | None], context.job.data)
+    chat_id, source, tries, thread = data
     job_queue: JobQueue[Any] | None = context.job_queue
     await post_question(
-        context.bot, context.services, job_queue, chat_id, source=source, tries=tries
+        context.bot,
+        context.services,
+        job_queue,
+        chat_id,
+        source=source,
+        tries=tries,
+        thread=thread,
     )
 
 
@@ -257,6 +280,7 @@ async def _post_question(
     chat_id: int,
     source: Source,
     tries: int,
+    thread: int | None,
 ) -> Delivery | None:
     groups = services.groups
     for open_id in await groups.unrevealed(chat_id):
@@ -264,7 +288,11 @@ async def _post_question(
     settings = await groups.settings(chat_id)
     delivery = await groups.ask(chat_id, source=source)
     if delivery is None:
-        await guarded(services, chat_id, lambda cid: send_html(bot, cid, texts.GROUP_NO_QUESTIONS))
+        await guarded(
+            services,
+            chat_id,
+            lambda cid: send_html(bot, cid, texts.GROUP_NO_QUESTIONS, thread=thread),
+        )
         return None
 
     async def posted(message: Message) -> None:
@@ -286,6 +314,7 @@ async def _post_question(
                 delivery,
                 settings,
                 media=services.media,
+                thread=thread,
             ),
             flood_wait=False,
         )
@@ -293,7 +322,7 @@ async def _post_question(
         # A delivery without its message is a question nobody can see or close: forget it
         # and post the chat's question anew once the ban is over.
         await groups.discard(delivery.id)
-        schedule_retry(job_queue, chat_id, source, retry_seconds(err), tries)
+        schedule_retry(job_queue, chat_id, source, retry_seconds(err), tries, thread)
         return None
     if message is None:
         await groups.discard(delivery.id)

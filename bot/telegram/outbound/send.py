@@ -120,9 +120,13 @@ async def send_html(
     *,
     reply_to: int | None = None,
     then: Then | None = None,
+    thread: int | None = None,
 ) -> Message:
-    """Send HTML text, split to fit; the keyboard goes under the last part. Returns the last."""
-    return await send_parts(bot, chat_id, split_html(text), markup, reply_to=reply_to, then=then)
+    """Send HTML text, split to fit; the keyboard goes under the last part. Returns the last.
+    `thread`: the topic of a forum group to send into (None: the chat itself, or General)."""
+    return await send_parts(
+        bot, chat_id, split_html(text), markup, reply_to=reply_to, then=then, thread=thread
+    )
 
 
 async def send_parts(
@@ -133,6 +137,7 @@ async def send_parts(
     *,
     reply_to: int | None = None,
     then: Then | None = None,
+    thread: int | None = None,
 ) -> Message:
     """Send already split HTML parts in order; the keyboard goes under the last one.
 
@@ -151,6 +156,7 @@ async def send_parts(
                 reply_markup=markup if i == len(parts) - 1 else None,
                 reply_to_message_id=reply_to if i == 0 else None,
                 allow_sending_without_reply=True,
+                message_thread_id=thread,
             )
             sent = i + 1
         assert message is not None
