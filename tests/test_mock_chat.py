@@ -242,6 +242,15 @@ async def test_too_small_bank_offers_the_shorter_exam(tmp_path: Path) -> None:
         assert "Question 1/5 · 10 min left" in exam_message(h)["text"]
 
 
+async def test_the_offer_on_a_one_question_bank_counts_one_question(tmp_path: Path) -> None:
+    bank = mock_bank.bank([mock_bank.q("s0", "a")], {"a": 100}, exam=(12, 20))
+    async with running_bot(tmp_path, bank) as h:
+        await command(h, "/mock short")  # a quarter of twelve: three
+        offer = h.api.last_message(ANN["id"]) or {}
+        assert "holds 1 question: too few for the 3-question mock exam" in offer["text"]
+        assert button(offer, "Start 1 question · ")
+
+
 async def test_deadline_submits_on_tap_and_across_a_restart(tmp_path: Path) -> None:
     bank = mock_bank.three_topics()
     clock = FakeClock(1_800_000_000.0)
@@ -312,3 +321,26 @@ async def test_a_tick_past_the_number_asked_for_is_refused_with_a_word(tmp_path:
         assert last_answer(h) == "Saved: A, C"
         (chosen,) = rows(h.db_path, "SELECT chosen FROM mock_items WHERE position = 0")[0]
         assert len(chosen.split(",")) == 2
+
+
+async def test_review_waits_while_a_running_exam_asks_the_same_questions(tmp_path: Path) -> None:
+    bank = mock_bank.bank(
+        [mock_bank.q(f"s{i}", "a") for i in range(10)], {"a": 100}, exam=(10, 20)
+    )
+    async with running_bot(tmp_path, bank) as h:
+        await command(h, "/mock")
+        screen = exam_message(h)
+        screen = await tap(h, screen, button(screen, "🏁 Finish"))
+        await tap(h, screen, button(screen, "🏁 Finish now"))
+        ((result, _),) = h.api.photos_to(ANN["id"])
+        review = button(result, "🔎 Review mistakes (10)")
+        await command(h, "/mock")  # the same ten questions again: their answers stay hidden
+        sent = len(h.api.messages_to(ANN["id"]))
+        await h.feed(factories.callback(review, ANN, result))
+        assert "review this one after it ends" in last_answer(h)
+        assert len(h.api.messages_to(ANN["id"])) == sent
+        screen = exam_message(h)
+        screen = await tap(h, screen, button(screen, "🏁 Finish"))
+        await tap(h, screen, button(screen, "🏁 Finish now"))
+        await h.feed(factories.callback(review, ANN, result))  # over: the review shows
+        assert "Mistake 1/10" in (h.api.last_message(ANN["id"]) or {})["text"]

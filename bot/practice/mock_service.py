@@ -332,6 +332,19 @@ class MockService:
             return []
         return [ReviewEntry(m, _question(snaps[m.position])) for m in score(exam).mistakes]
 
+    async def review_held_back(self, user_id: int, exam_id: int) -> bool:
+        """Whether reviewing an exam would show answers to the learner's running exam: a
+        mistake of it is a question the running exam asks."""
+
+        def fn(conn: Connection) -> bool:
+            exam = mock_sql.load_exam(conn, exam_id)
+            if exam is None or exam.user_id != user_id or not exam.status.scored:
+                return False
+            asked = mock_sql.running_question_ids(conn, user_id, exam.bank_id)
+            return any(m.question_id in asked for m in score(exam).mistakes)
+
+        return await self.db.read(fn)
+
     async def _move(self, user_id: int, exam_id: int, move: Move) -> MockReply:
         now = await self._now()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from telegram import InlineKeyboardMarkup, Update
 
 from bot.mock.models import ExamKind
+from bot.plural import plural
 from bot.practice.mock_models import MockReply, MockStatus
 from bot.telegram import mock_jobs
 from bot.telegram.context import QuizContext
@@ -62,7 +63,7 @@ async def show_start(context: QuizContext, chat_id: int, reply: MockReply) -> No
             return
         minutes = offer.seconds // 60
         text = mock_texts.MOCK_TOO_SMALL.format(
-            available=reply.too_small.available,
+            available=plural(reply.too_small.available, "question"),
             requested=reply.too_small.requested,
             offer=offer.questions,
             minutes=minutes,

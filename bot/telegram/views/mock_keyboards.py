@@ -13,6 +13,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.bank.models import LETTERS
 from bot.mock.models import Exam
+from bot.plural import plural
 from bot.telegram.views import mock_texts
 from bot.telegram.views.callbacks import (
     BACK_TO_EXAM,
@@ -129,9 +130,8 @@ def stop_keyboard(exam: Exam) -> InlineKeyboardMarkup:
 
 def offer_keyboard(questions: int, minutes: int) -> InlineKeyboardMarkup:
     """Start the shorter exam the bank can give."""
-    return InlineKeyboardMarkup(
-        [[_button(f"Start {questions} questions · {minutes} min", MOCK_OFFER(questions))]]
-    )
+    label = f"Start {plural(questions, 'question')} · {minutes} min"
+    return InlineKeyboardMarkup([[_button(label, MOCK_OFFER(questions))]])
 
 
 def review_start_keyboard(exam_id: int, mistakes: int) -> InlineKeyboardMarkup | None:

@@ -19,8 +19,8 @@ MOCK_MOVED = "📝 Mock exam continued below ⬇️"
 MOCK_SUBMITTED = "📝 <b>Mock exam submitted.</b> Your result is below."
 MOCK_EXPIRED = "⏰ <b>Time is up:</b> the mock exam was submitted with your answers so far."
 MOCK_TOO_SMALL = (
-    "This bank holds {available} questions: too few for the full {requested}-question mock "
-    "exam. You can sit a {offer}-question exam in {minutes} min instead."
+    "This bank holds {available}: too few for the {requested}-question mock exam. You can sit"
+    " a {offer}-question exam in {minutes} min instead."
 )
 MOCK_EMPTY_BANK = "This bank has no questions for a mock exam."
 MOCK_BESIDE = (
@@ -52,6 +52,10 @@ CB_MOCK_STALE = "This mock exam is over. /mock starts a new one."
 CB_MOCK_NOT_YOURS = "This button is not for you."
 CB_MOCK_OTHER_EXAM = (
     "This button's mock exam is gone (a reset or a restore): nothing changed. /mock shows yours."
+)
+CB_REVIEW_AFTER_EXAM = (
+    "Your running mock exam asks some of these questions: review this one after it ends."
+    " /mock shows the exam."
 )
 CB_MOCK_INVALID = "That button is no longer valid. /mock shows your exam."
 CB_MOCK_SAVED = "Saved: {letters}"
