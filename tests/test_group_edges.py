@@ -4,14 +4,19 @@ superscript digits, and /quizpoll after a /reload took the chat's topic away."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from pathlib import Path
+from typing import Any
+
+from telegram import Update
 
 from tests import factories, sample_bank
 from tests.botharness import Harness, running_bot
 from tests.groups_support import (
     ADMIN,
     ANN,
+    BOB,
     GROUP,
     GROUP_ID,
     ask,
@@ -165,3 +170,21 @@ async def test_a_group_that_adds_the_bot_back_before_a_push_keeps_its_daily_ques
         assert "is off" not in (h.api.last_text(GROUP_ID) or "")
         h.clock.set(dt.datetime(2026, 6, 1, 9, 0, 30, tzinfo=dt.UTC))
         assert await push.run_once() == 1
+
+
+async def test_two_members_sending_quiz_at_once_post_one_question(tmp_path: Path) -> None:
+    async def as_polling_does(payload: dict[str, Any]) -> None:
+        # Through the app's update processor, which runs two senders' updates side by side.
+        update = Update.de_json(payload, h.app.bot)
+        await h.app.update_processor.process_update(update, h.app.process_update(update))
+
+    async with running_bot(tmp_path, BANK) as h:
+        setup_admin(h)
+        await asyncio.gather(
+            as_polling_does(factories.command("/quiz", ANN, GROUP)),
+            as_polling_does(factories.command("/quiz", BOB, GROUP)),
+        )
+        # The pace was checked outside the chat's lock: both passed, and the first question
+        # was closed at once by the second.
+        assert len(db_rows(h.db_path, "SELECT id FROM deliveries")) == 1
+        assert not [m for m in h.api.messages_to(GROUP_ID) if "Closed" in m.get("text", "")]

@@ -28,10 +28,17 @@ async def quiz(update: Update, context: QuizContext) -> None:
         return
     services = context.services
     await services.groups.register(chat.id, chat.type, chat.title)
-    if not await _may_post(update, context, chat.id):
-        return
     job_queue: JobQueue[Any] | None = context.job_queue
-    await post_question(context.bot, services, job_queue, chat.id, thread=thread_of(update))
+    # The pace is checked where the question is posted, under the chat's lock: two /quiz sent
+    # at once would both pass it outside.
+    await post_question(
+        context.bot,
+        services,
+        job_queue,
+        chat.id,
+        thread=thread_of(update),
+        admit=lambda: _may_post(update, context, chat.id),
+    )
 
 
 # The last question each chat was told "wait" about: one notice per question, not per /quiz.

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, cast
 
 from telegram import InputFile, Message
@@ -186,15 +186,19 @@ async def post_question(
     source: Source = Source.GROUP,
     tries: int = 1,
     thread: int | None = None,
+    admit: Callable[[], Awaitable[bool]] | None = None,
 ) -> Delivery | None:
     """Reveal what is still open in the chat, then post its next question with a window
-    (into the forum topic `thread`, where the /quiz came from, if any).
+    (into the forum topic `thread`, where the /quiz came from, if any). `admit`, asked once
+    the chat is held, may refuse the post (a /quiz within the group's pace).
 
     One at a time per chat: a second /quiz waits until the first question's message is
     recorded, so it finds that question posted and reveals it, rather than racing its send.
     A question that meets flood control is posted again later (`schedule_retry`).
     """
     async with services.groups.posting(chat_id), post_lease(services, chat_id):
+        if admit is not None and not await admit():
+            return None
         return await _post_question(bot, services, job_queue, chat_id, source, tries, thread)
 
 
