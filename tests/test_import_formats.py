@@ -444,3 +444,29 @@ def test_gift_and_anki_embedded_images_are_warned_of(
         f"{deck}: note 1001: stem: an embedded image (paste-7f3a.jpg) {IMAGE_NOTE}",
         "1 import warning (--strict refuses them)",
     ]
+
+
+def test_gift_answers_and_feedback_are_in_the_question_texts_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Moodle's own GIFT export writes [html] once, before the question text; its answers and
+    # feedback are HTML too, unless they mark a format of their own.
+    file = write(
+        tmp_path / "export.gift",
+        "::lora-rank::[html]<p>Which statement about <strong>LoRA</strong> is true?</p>{\n"
+        "\t=<p>It trains far fewer parameters</p>#<p>Right\\: 2rd &lt; d·d.</p>\n"
+        "\t~<p>It slows inference</p>#<p>No, adapters <b>merge</b>.</p>\n"
+        "\t~[plain]<p> is a tag#[markdown]A *plain* option, kept as written.\n"
+        "\t####<p>LoRA trains <em>A</em> and <em>B</em>.</p>\n"
+        "}\n",
+    )
+    code, _, err = run(capsys, "gift", file, tmp_path / "out", "--topic", "LoRA")
+    assert code == 0, err
+    question = load_bank(tmp_path / "out").questions["lora-rank"]
+    assert question.stem == "Which statement about LoRA is true?"
+    assert options(load_bank(tmp_path / "out"), "lora-rank") == [
+        ("It trains far fewer parameters", True, "Right: 2rd < d·d."),
+        ("It slows inference", False, "No, adapters merge."),
+        ("<p> is a tag", False, "A *plain* option, kept as written."),
+    ]
+    assert question.explanation == "LoRA trains A and B."

@@ -77,19 +77,28 @@ def _find_str(text: str, needle: str, start: int = 0) -> int:
     return i
 
 
-def _text(fragment: str) -> str:
+def _format(fragment: str, default: str = "") -> tuple[str, str]:
+    """A fragment's text format ([html], [markdown], ...) and its text without the mark. As in
+    Moodle, answers and feedback without a mark of their own are in the question text's."""
     found = FORMAT_PREFIX.match(fragment)
     if found is None:
-        return strip(unescape(fragment))
-    body = unescape(fragment[found.end() :])
-    return strip(to_text(body) if found.group(1).lower() == "html" else body)
+        return default, fragment
+    return found.group(1).lower(), fragment[found.end() :]
 
 
-def _images(read: Read, file: Path, line: int, column: str, fragment: str) -> None:
+def _text(fragment: str, default: str = "") -> str:
+    kind, body = _format(fragment, default)
+    body = unescape(body)
+    return strip(to_text(body) if kind == "html" else body)
+
+
+def _images(
+    read: Read, file: Path, line: int, column: str, fragment: str, default: str = ""
+) -> None:
     """Warn of the pictures (<img>) of an [html] fragment: `_text` drops them with the tags."""
-    found = FORMAT_PREFIX.match(fragment)
-    if found is not None and found.group(1).lower() == "html":
-        names = embedded_images(unescape(fragment[found.end() :]))
+    kind, body = _format(fragment, default)
+    if kind == "html":
+        names = embedded_images(unescape(body))
         if names:
             read.warnings.append(ImportIssue(file, line, column, images_not_imported(names)))
 
@@ -152,12 +161,14 @@ class _Unsupported(Exception):
     pass
 
 
-def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> None:
+def _choices(file: Path, block: _Block, body: str, offset: int, read: Read, kind: str) -> None:
+    """The options, rationales and explanation between { and }; `kind`: the question text's
+    format, theirs unless they mark their own."""
     general = _find_str(body, "####")
     if general >= 0:
-        read.explanation = _text(body[general + 4 :])
+        read.explanation = _text(body[general + 4 :], kind)
         read.lines["explanation"] = block.line_at(offset + general)
-        _images(read, file, read.lines["explanation"], "explanation", body[general + 4 :])
+        _images(read, file, read.lines["explanation"], "explanation", body[general + 4 :], kind)
         body = body[:general]
     if not body.strip():
         raise _Unsupported("an essay question (nothing between { and })")
@@ -202,9 +213,9 @@ def _choices(file: Path, block: _Block, body: str, offset: int, read: Read) -> N
         text, rationale = (part, "") if hash_at < 0 else (part[:hash_at], part[hash_at + 1 :])
         # A partial-credit option is reported once, not again as a second right option.
         right = weight > 0 and not partial
-        _images(read, file, line, f"options.{index}.text", text)
-        _images(read, file, line, f"options.{index}.rationale", rationale)
-        read.choices.append(Choice(_text(text), right, _text(rationale), line))
+        _images(read, file, line, f"options.{index}.text", text, kind)
+        _images(read, file, line, f"options.{index}.rationale", rationale, kind)
+        read.choices.append(Choice(_text(text, kind), right, _text(rationale, kind), line))
     read.multiple = not has_equals
     if not any(c.correct for c in read.choices):
         # Only ~ answers and no weight above 0: read as a multiple-answer question, the model
@@ -246,7 +257,8 @@ def _question(file: Path, block: _Block, topic: tuple[str, str]) -> Read:
     read.stem = _text(rest[:opening])
     read.lines["stem"] = block.line_at(offset)
     _images(read, file, read.lines["stem"], "stem", rest[:opening])
-    _choices(file, block, rest[opening + 1 : closing], offset + opening + 1, read)
+    kind, _ = _format(rest[:opening].lstrip())
+    _choices(file, block, rest[opening + 1 : closing], offset + opening + 1, read, kind)
     return read
 
 
