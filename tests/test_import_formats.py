@@ -470,3 +470,21 @@ def test_gift_answers_and_feedback_are_in_the_question_texts_format(
         ("<p> is a tag", False, "A *plain* option, kept as written."),
     ]
     assert question.explanation == "LoRA trains A and B."
+
+
+def test_moodle_html_keeps_exponents_indices_and_table_cells(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stem = (
+        "<p>Self-attention over n tokens costs O(n<sup>2</sup>). Given the table</p>"
+        "<table><tr><td>GPU</td><td>Memory</td></tr>\n<tr><td>H100</td><td>80 GB</td></tr>"
+        "</table><p>which is true of x<sub>1</sub>?</p>"
+    )
+    xml = fx.MOODLE.replace("<![CDATA[<p>Why do chunkers", f"<![CDATA[{stem}<p>Why do chunkers", 1)
+    assert xml != fx.MOODLE
+    code, _, err = run(capsys, "moodle", write(tmp_path / "q.xml", xml), tmp_path / "out")
+    assert code == 0, err
+    [question] = [q for q in load_bank(tmp_path / "out").questions.values() if "O(n" in q.stem]
+    # They read "O(n2)" and "H10080 GB" before: wrong facts, silently.
+    assert "O(n²)" in question.stem and "x₁" in question.stem
+    assert "GPU | Memory\nH100 | 80 GB" in question.stem

@@ -7,7 +7,13 @@ import re
 from urllib.parse import unquote
 
 _BREAK = re.compile(r"<br\s*/?>", re.I)
-_BLOCK_END = re.compile(r"</(?:p|div|li|h[1-6])>\s*", re.I)
+_BLOCK_END = re.compile(r"</(?:p|div|li|h[1-6]|tr|table)>\s*", re.I)
+# Between two cells of a row: a separator, or "H100" and "80 GB" would read "H10080 GB".
+_CELL_GAP = re.compile(r"</t[dh]>\s*(?=<t[dh][\s>])", re.I)
+# An exponent or index carries meaning: O(n<sup>2</sup>) must not read O(n2).
+_SCRIPT = re.compile(r"<(sup|sub)\b[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_SUPER = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
+_SUB = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
 _TAG = re.compile(r"<[^>]*>")
 _IMAGE = re.compile(r"<img\b[^>]*>", re.I)
 _SRC = re.compile(r"""\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
@@ -17,11 +23,24 @@ _NAME_CHARS = 60
 def to_text(fragment: str) -> str:
     """The text a reader sees: line breaks for <br> and block ends, tags dropped, entities
     decoded; white space inside lines is kept (an export writes it on purpose)."""
-    text = _BREAK.sub("\n", fragment)
+    text = _SCRIPT.sub(_script, fragment)
+    text = _CELL_GAP.sub(" | ", text)
+    text = _BREAK.sub("\n", text)
     text = _BLOCK_END.sub("\n", text)
     # Editors pad with &nbsp; where a space was meant; a literal no-break space stays one.
     text = _TAG.sub("", text).replace("&nbsp;", " ")
     return html.unescape(text).strip("\n")
+
+
+def _script(found: re.Match[str]) -> str:
+    """A superscript or subscript as Unicode's when it has one for every character (n², x₁),
+    else as ^ or _ before it (QKᵀ would need a letter most fonts lack: QK^T)."""
+    kind, inner = found.group(1).lower(), html.unescape(_TAG.sub("", found.group(2))).strip()
+    table = _SUPER if kind == "sup" else _SUB
+    if inner and all(ord(c) in table for c in inner):
+        return html.escape(inner.translate(table), quote=False)
+    mark = "^" if kind == "sup" else "_"
+    return html.escape(mark + (inner if len(inner) == 1 else f"({inner})"), quote=False)
 
 
 def to_html(text: str) -> str:
