@@ -4,15 +4,17 @@ revised questions."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.bank.models import LETTERS, Question
+from bot.domain.models import Learner
 from bot.learning.memory import DEFAULT_WEIGHTS
 from bot.storage import fit_sql
-from tests import factories
+from tests import factories, mock_bank
 from tests.botharness import Harness, running_bot
 from tests.learning_support import learning_bank
 
@@ -242,3 +244,30 @@ async def test_a_miss_is_not_asked_again_in_the_sitting_and_answers_use_the_bank
         # the fitted one, and each state keeps the fitted curve.
         assert by_id[asked[0][0]][0] == pytest.approx(0.05)
         assert {d for _, d in by_id.values()} == {0.5}
+
+
+async def test_a_learner_with_every_answer_wrong_is_not_told_they_will_pass(
+    tmp_path: Path,
+) -> None:
+    # Each miss was followed by its answer, and the memory model counts a question seen an
+    # hour ago as recalled: it told this learner 81% and "over 99%" before.
+    async with running_bot(tmp_path, mock_bank.three_topics(per_topic=20)) as h:
+        learner = Learner(ANN["id"], "Ann")
+        for _ in range(45):
+            delivery = await h.services.practice.next_delivery(ANN["id"], learner)
+            assert delivery is not None
+            question = delivery.question
+            wrong = next(
+                j for j in range(len(question.options)) if j not in question.correct_indices
+            )
+            outcome = await h.services.practice.answer(
+                delivery.id, learner, ANN["id"], frozenset({wrong})
+            )
+            assert outcome.correct is False
+            h.clock.advance(60)
+        h.clock.advance(3600)
+        await h.feed(factories.command("/ready", ANN, ANN_CHAT))
+        text = h.api.last_text(ANN["id"]) or ""
+        found = re.search(r"Predicted exam score: (\d+)%", text)
+        assert found is not None, text
+        assert int(found.group(1)) < 60 and "Chance of passing at 70%: under 1%" in text

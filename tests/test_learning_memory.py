@@ -11,11 +11,14 @@ from fsrs import Card, Rating, State
 
 from bot.bank.models import Question
 from bot.learning.memory import (
+    AFTER_MISS_PRIOR,
+    AFTER_MISS_PSEUDO,
     DEFAULT_WEIGHTS,
     SCHEDULER,
     Answer,
     Confidence,
     MemoryState,
+    after_miss_share,
     forgetting_exponent,
     rating_for,
     recall_probability,
@@ -237,4 +240,32 @@ def test_the_forgetting_calibration_counts_only_answers_a_sitting_apart() -> Non
     assert (spaced.spaced_reviews, spaced.review_right) == (1, 0)
     assert spaced.predicted_recall == pytest.approx(
         recall_probability(_answers((0, False), (0.05, True)), T0 + dt.timedelta(hours=48))
+    )
+
+
+def test_the_after_a_miss_share_counts_only_spaced_answers_that_follow_a_miss() -> None:
+    # Wrong, right minutes later (massed: not counted), wrong two days on (follows a right
+    # answer: a spaced review but not after a miss), then right two days on after that miss.
+    state = _answers((0, False), (0.05, True), (48, False), (96, True))
+    assert (state.spaced_reviews, state.review_right) == (2, 1)
+    assert (state.miss_reviews, state.miss_right) == (1, 1)
+    before_last = _answers((0, False), (0.05, True), (48, False))
+    assert state.miss_predicted == pytest.approx(
+        recall_probability(before_last, T0 + dt.timedelta(hours=96))
+    )
+    assert MemoryState.from_row(state.to_row()) == state
+    # No evidence: the prior. Then the learner's own share, trusted the more the more there is.
+    assert after_miss_share([_answers((0, True), (48, True))]) == AFTER_MISS_PRIOR
+    forgotten = [
+        dataclasses.replace(state, miss_predicted=0.8 * 60, miss_right=15, miss_reviews=60)
+    ]
+    weight = 60 / (60 + AFTER_MISS_PSEUDO)
+    # 15 right of 60 is what chance alone gives: nothing of the feedback was kept.
+    assert after_miss_share(forgotten, chance=0.25) == pytest.approx(
+        AFTER_MISS_PRIOR * (1 - weight)
+    )
+    kept = [dataclasses.replace(state, miss_predicted=0.5 * 60, miss_right=60, miss_reviews=60)]
+    # Better than FSRS predicted counts as all of it, no more.
+    assert after_miss_share(kept) == pytest.approx(
+        AFTER_MISS_PRIOR + (1 - AFTER_MISS_PRIOR) * weight
     )

@@ -165,3 +165,34 @@ def test_the_range_widens_for_a_learner_forgetting_faster_than_fsrs_most_of_all_
     assert a.score is not None and a.high is not None and a.score < 90
     assert b.score is not None and b.high is not None and b.score < 90
     assert b.high - b.score > 1.5 * (a.high - a.score)
+
+
+def test_a_question_just_missed_counts_at_the_share_of_recall_kept_after_misses() -> None:
+    now = T0 + 3 * DAY + dt.timedelta(minutes=10)
+    memory = _answered(list(PLAN.questions), True, reviews=2)  # last answers 3 days ago...
+    missed = list(PLAN.questions)[::2]
+    for q in missed:  # ...and half of the questions missed minutes ago
+        memory[q] = review(memory[q], Answer(q, now - dt.timedelta(minutes=5), False))
+
+    def after_misses(right: int) -> float:
+        """The estimate for a learner `right` of whose 40 answers after a miss were right."""
+        share = {
+            q: replace(s, miss_predicted=0.8 * 40 / len(memory), miss_right=0, miss_reviews=0)
+            for q, s in memory.items()
+        }
+        share[missed[0]] = replace(share[missed[0]], miss_right=right, miss_reviews=40)
+        found = readiness(PLAN, share, now).score
+        assert found is not None
+        return found
+
+    unknown = readiness(PLAN, memory, now).score  # no answer after a miss yet: the prior
+    assert unknown is not None
+    # Kept what the feedback showed (all right at the next sitting) or only chance's share.
+    assert after_misses(40) > unknown + 5 > after_misses(10) + 10
+    # Questions last answered right read the same whatever happened after misses.
+    right_only = {q: s for q, s in memory.items() if q not in missed}
+    forgot = {
+        q: replace(s, miss_predicted=3.2, miss_right=1, miss_reviews=4)
+        for q, s in right_only.items()
+    }
+    assert readiness(PLAN, right_only, now).score == readiness(PLAN, forgot, now).score

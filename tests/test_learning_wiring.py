@@ -6,6 +6,7 @@ import datetime as dt
 import itertools
 import random
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,11 @@ from bot.practice.clock import FakeClock
 from bot.practice.service import PracticeService
 from bot.storage import fit_sql
 from bot.storage import learning_sql as lsql
-from bot.storage.factory import open_database
+from bot.storage.factory import connect_blocking, open_database
 from bot.storage.memory_backfill import restate
 from bot.storage.port import Connection
+from bot.storage.postgres import migrations as pg_migrations
+from bot.storage.postgres.connection import PgConnection
 from bot.storage.sqlite import migrations
 from bot.storage.sqlite.database import connect_sync
 from tests import factories, sample_bank
@@ -305,8 +308,11 @@ def test_review_backfill_and_restating_skip_states_whose_early_answers_were_prun
     _record_answers(conn, history[1:], first_id=2)
     monkeypatch.setattr(migrations, "available", lambda: every)
     assert "0017_forgetting_probe" in migrations.apply_migrations(conn)
-    # Replayed alone, the stored answers would be a first meeting missed and one review.
+    # Replayed alone, the stored answers would be a first meeting missed and one review. The
+    # after-a-miss fields, added later, stay at zero for the same reason.
     stored = lsql.memory_states(conn, 7, "b")["q1"]
+    assert state.miss_reviews == 1
+    state = replace(state, miss_predicted=0.0, miss_right=0, miss_reviews=0)
     assert stored == state and stored.reps == 3
     # Restating under newly fitted weights leaves it too: a replay would forget the first.
     fitted = list(DEFAULT_WEIGHTS)
@@ -320,3 +326,42 @@ def test_review_backfill_and_restating_skip_states_whose_early_answers_were_prun
     again = lsql.memory_states(conn, 7, "b")["q1"]
     assert again.decay == 0.3 and again.reps == 3 and again.stability != state.stability
     conn.close()
+
+
+def test_postgres_migration_gives_stored_states_their_after_a_miss_fields(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admin = connect_blocking(pg_url)
+    try:
+        admin.execute("CREATE DATABASE before_after_miss")
+    finally:
+        admin.close()
+    conn = connect_blocking(pg_url.rsplit("/", 1)[0] + "/before_after_miss")
+    assert isinstance(conn, PgConnection)
+    try:
+        every = pg_migrations.available()
+        earlier = [m for m in every if m[0] < "0028"]
+        monkeypatch.setattr(pg_migrations, "available", lambda: earlier)
+        pg_migrations.apply_migrations(conn.raw)
+        conn.execute("INSERT INTO users (id, created_at, seen_at) VALUES (7, 0, 0)")
+        history = [(1.0e9, 0), (1.0e9 + 86400 * 3, 0), (1.0e9 + 86400 * 5, 1)]
+        _record_answers(conn, history)
+        state = replay_all(
+            Answer("q1", dt.datetime.fromtimestamp(at, dt.UTC), bool(c)) for at, c in history
+        )["q1"]
+        # As the code before the migration stored it: its columns only.
+        old = [c for c in lsql.MEMORY_COLUMNS if not c.startswith("miss_")]
+        row = state.to_row()
+        conn.execute(
+            f"INSERT INTO memory_states (user_id, bank_id, question_id, {', '.join(old)})"
+            f" VALUES (7, 'b', 'q1', {', '.join('?' * len(old))})",
+            [row[c] for c in old],
+        )
+        monkeypatch.setattr(pg_migrations, "available", lambda: every)
+        assert "0028_after_miss" in pg_migrations.apply_migrations(conn.raw)
+        stored = lsql.memory_states(conn, 7, "b")["q1"]
+        # Both later answers came days after a miss; the second of them was right.
+        assert (stored.miss_reviews, stored.miss_right) == (2, 1)
+        assert stored == state
+    finally:
+        conn.close()

@@ -80,6 +80,12 @@ class MemoryState:
     predicted_recall: float = 0.0
     review_right: int = 0
     spaced_reviews: int = 0
+    # The same over the spaced answers that followed a wrong one. A miss is followed by its
+    # feedback, and FSRS counts the question recalled minutes later; how such questions go at
+    # the next sitting tells how much of that feedback this learner keeps.
+    miss_predicted: float = 0.0
+    miss_right: int = 0
+    miss_reviews: int = 0
     decay: float = DEFAULT_DECAY  # of the weights that scheduled it (FSRS-6's last weight)
     # `last_review` as whole microseconds since the Unix epoch, derived once: the study queue
     # takes every met question's age on each pick, and integer microseconds give the very
@@ -111,6 +117,9 @@ class MemoryState:
             "predicted_recall": self.predicted_recall,
             "review_right": self.review_right,
             "spaced_reviews": self.spaced_reviews,
+            "miss_predicted": self.miss_predicted,
+            "miss_right": self.miss_right,
+            "miss_reviews": self.miss_reviews,
             "decay": self.decay,
         }
 
@@ -131,6 +140,10 @@ class MemoryState:
             predicted_recall=float(row["predicted_recall"]),
             review_right=int(row["review_right"]),
             spaced_reviews=int(row["spaced_reviews"]),
+            # Absent from rows of a schema before them (a migration's replay): none yet.
+            miss_predicted=float(row.get("miss_predicted") or 0.0),
+            miss_right=int(row.get("miss_right") or 0),
+            miss_reviews=int(row.get("miss_reviews") or 0),
             decay=DEFAULT_DECAY if row.get("decay") is None else float(row["decay"]),
         )
 
@@ -180,6 +193,7 @@ def review(
     if state is None:
         stability, difficulty, interval = _scheduled(weights, None, None, 0, rating)
         reps, lapses, predicted, right, spaced = 0, 0, 0.0, 0, 0
+        miss = (0.0, 0, 0)
     else:
         reps, lapses = state.reps, state.lapses
         # An answer stamped before the last review (clock skew, replay out of order) must not
@@ -191,8 +205,11 @@ def review(
             weights, state.stability, state.difficulty, gap.days, rating
         )
         predicted, right, spaced = state.predicted_recall, state.review_right, state.spaced_reviews
+        miss = (state.miss_predicted, state.miss_right, state.miss_reviews)
         if gap >= SITTING_GAP:
             predicted, right, spaced = predicted + recall, right + answer.correct, spaced + 1
+            if not state.last_correct:
+                miss = (miss[0] + recall, miss[1] + answer.correct, miss[2] + 1)
     return MemoryState(
         stability=stability,
         difficulty=difficulty,
@@ -206,6 +223,9 @@ def review(
         predicted_recall=predicted,
         review_right=right,
         spaced_reviews=spaced,
+        miss_predicted=miss[0],
+        miss_right=miss[1],
+        miss_reviews=miss[2],
         decay=weights[20],
     )
 
@@ -319,6 +339,20 @@ def recalls(
 CALIBRATION_PSEUDO = 40.0
 
 
+def _tally(memory: Iterable[MemoryState], *, after_miss: bool) -> tuple[float, float, float]:
+    """Spaced answers, the recall FSRS predicted for them and how many were right, summed over
+    a learner's states: all of them, or those that followed a miss."""
+    n = predicted = right = 0.0
+    for s in memory:
+        counts = (
+            (s.miss_reviews, s.miss_predicted, s.miss_right)
+            if after_miss
+            else (s.spaced_reviews, s.predicted_recall, s.review_right)
+        )
+        n, predicted, right = n + counts[0], predicted + counts[1], right + counts[2]
+    return n, predicted, right
+
+
 def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> float:
     """Exponent g so that recall ** g matches this learner's right answers on reviews.
 
@@ -326,11 +360,7 @@ def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> 
     bank's mean probability of a blind guess) before it is compared with FSRS's prediction.
     g > 1: the learner forgets faster than the default model; g < 1: slower.
     """
-    n = predicted = right = 0.0
-    for state in memory:
-        n += state.spaced_reviews
-        predicted += state.predicted_recall
-        right += state.review_right
+    n, predicted, right = _tally(memory, after_miss=False)
     if n < 1:
         return 1.0
     expected = min(max(predicted / n, 0.05), 0.995)
@@ -338,3 +368,23 @@ def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> 
     raw = math.log(observed) / math.log(expected)
     weight = n / (n + CALIBRATION_PSEUDO)
     return min(4.0, max(0.5, 1.0 + (raw - 1.0) * weight))
+
+
+# As CALIBRATION_PSEUDO, for the rarer spaced answers that follow a miss.
+AFTER_MISS_PSEUDO = 20.0
+AFTER_MISS_PRIOR = 0.5
+
+
+def after_miss_share(memory: Iterable[MemoryState], chance: float = 0.25) -> float:
+    """The share of FSRS's recall that a question last answered wrong keeps for this learner.
+
+    Measured on the spaced answers that followed a miss: their right answers (corrected for
+    `chance`, as in `forgetting_exponent`) over the recall FSRS predicted for them, at most 1,
+    and shrunk toward AFTER_MISS_PRIOR while there are few of them.
+    """
+    n, predicted, right = _tally(memory, after_miss=True)
+    if n < 1:
+        return AFTER_MISS_PRIOR
+    observed = max(0.0, (right / n - chance) / (1 - chance))
+    raw = min(1.0, observed / max(predicted / n, 1e-6))
+    return AFTER_MISS_PRIOR + (raw - AFTER_MISS_PRIOR) * n / (n + AFTER_MISS_PSEUDO)

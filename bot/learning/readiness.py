@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 from bot.learning.ability import topic_abilities
 from bot.learning.blueprint import Blueprint
-from bot.learning.memory import DAY_SECONDS, MemoryState, forgetting_exponent, recall_probability
+from bot.learning.memory import (
+    DAY_SECONDS,
+    MemoryState,
+    after_miss_share,
+    forgetting_exponent,
+    recall_probability,
+)
 
 MIN_ANSWERS = 40
 MIN_MET_PER_TOPIC = 3  # answered questions before a topic counts as met for the estimate
@@ -82,6 +88,9 @@ def readiness(
     abilities = topic_abilities(plan, memory)
     g = forgetting_exponent(memory.values(), plan.mean_chance)
     thin = thin_tail_weight(g)
+    # A question missed minutes ago is one FSRS counts as recalled: the learner saw the answer.
+    # It counts at the share of that recall this learner has kept at the next sitting.
+    kept = after_miss_share(memory.values(), plan.mean_chance)
     answers = sum(s.reps for q, s in memory.items() if q in plan.questions)
     topics: dict[str, TopicReadiness] = {}
     mean = var_sampling = var_model = thin_tail = 0.0
@@ -97,9 +106,10 @@ def readiness(
             if state is None:
                 probs.append(a.rate)
             else:
+                share = 1.0 if state.last_correct else kept
                 heavy = recall_probability(state, when) ** g
-                r_thin = _thin_tail_recall(state, when)
-                p = p_right((1.0 - thin) * heavy + thin * r_thin, plan.chance[q])
+                r_thin = share * _thin_tail_recall(state, when)
+                p = p_right(share * (1.0 - thin) * heavy + thin * r_thin, plan.chance[q])
                 probs.append(p)
                 tail_gap += max(0.0, p - p_right(r_thin, plan.chance[q]))
         score = sum(probs) / len(ids)

@@ -30,7 +30,7 @@ Still SQLite-only, and why:
   Their Python steps replay SQLite history (`summaries.backfill`, `memory_backfill`'s
   `backfill_memory` and `backfill_reviews`): written through the helpers here, they run on
   PostgreSQL too, though a PostgreSQL schema starts from a baseline of its own and needs none
-  of them.
+  of them. A step of a migration after that baseline (`backfill_after_miss`) runs on both.
 - Flags are 0/1 integers (`active = 1`, `exam_offered = 0`, `correct`): a PostgreSQL baseline
   keeps them as integers (smallint) so that the statements stay as they are.
 - The driver: placeholders are sqlite3's `?` and `:name` (a PostgreSQL adapter translates

@@ -18,7 +18,7 @@ from bot.storage.port import Connection, Cursor, Row
 MEMORY_COLUMNS = (
     "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_correct",
     "last_confidence", "first_correct", "predicted_recall", "review_right", "spaced_reviews",
-    "decay",
+    "miss_predicted", "miss_right", "miss_reviews", "decay",
 )  # fmt: skip
 _MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 

@@ -5,8 +5,10 @@ fitted weights (bot.practice.fitting)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import groupby
 
 from bot.learning.memory import (
+    DEFAULT_WEIGHTS,
     Answer,
     Confidence,
     MemoryState,
@@ -40,18 +42,18 @@ def _answers(
         yield user_id, bank_id, answer
 
 
-def replayed(conn: Connection) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
-    """Every learner's recorded answers in each bank, replayed into memory states."""
-    key: tuple[int, str] | None = None
-    batch: list[Answer] = []
-    for user_id, bank_id, answer in _answers(conn):
-        if (user_id, bank_id) != key:
-            if key is not None:
-                yield (*key, replay_answers(batch))
-            key, batch = (user_id, bank_id), []
-        batch.append(answer)
-    if key is not None:
-        yield (*key, replay_answers(batch))
+def replayed(
+    conn: Connection, *, fitted: bool = False
+) -> Iterator[tuple[int, str, dict[str, MemoryState]]]:
+    """Every learner's recorded answers in each bank, replayed into memory states (under the
+    weights each learner is on when `fitted`, else FSRS-6's defaults)."""
+    batches: Iterator[tuple[tuple[int, str], Iterator[tuple[int, str, Answer]]]] = groupby(
+        _answers(conn), key=lambda row: (row[0], row[1])
+    )
+    for (user_id, bank_id), rows in batches:
+        answers = [answer for _, _, answer in rows]
+        weights = fit_sql.weights_for(conn, user_id, bank_id) if fitted else DEFAULT_WEIGHTS
+        yield user_id, bank_id, replay_answers(answers, weights)
 
 
 def restate(conn: Connection, user_id: int, bank_id: str) -> int:
@@ -87,6 +89,21 @@ def backfill_reviews(conn: Connection) -> int:
                 (s.predicted_recall, s.review_right, s.spaced_reviews, user_id, bank_id, qid,
                  s.reps),
             ).rowcount  # fmt: skip
+    return changed
+
+
+def backfill_after_miss(conn: Connection) -> int:
+    """A migration's Python step: give stored states the after-a-miss fields their answers
+    imply, under the weights each learner is on (where all their answers are still there);
+    returns how many were updated."""
+    changed = 0
+    for user_id, bank_id, states in replayed(conn, fitted=True):
+        for qid, s in states.items():
+            changed += conn.execute(
+                "UPDATE memory_states SET miss_predicted = ?, miss_right = ?, miss_reviews = ?"
+                " WHERE user_id = ? AND bank_id = ? AND question_id = ? AND reps = ?",
+                (s.miss_predicted, s.miss_right, s.miss_reviews, user_id, bank_id, qid, s.reps),
+            ).rowcount
     return changed
 
 

@@ -9,11 +9,14 @@ migration exists for both backends under the same name (a test checks it).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 import psycopg
 
+from bot.storage.memory_backfill import backfill_after_miss
+from bot.storage.postgres.connection import PgConnection
 from bot.storage.sqlite.migrations import too_new
 
 SQL_PACKAGE = "bot.storage.postgres"
@@ -26,6 +29,8 @@ COVERED = (
     "0012_streak_runs", "0016_answers_by_time", "0017_forgetting_probe",
     "0018_ncp_genl_domains",
 )  # fmt: skip
+# Python run after a migration's SQL, in its transaction (data the SQL cannot compute).
+STEPS: dict[str, Callable[[PgConnection], object]] = {"0028_after_miss": backfill_after_miss}
 # Two processes migrating at once: the second waits, then finds the work done.
 _LOCK_KEY = 0x7175697A  # any constant, the same in every process
 
@@ -77,6 +82,8 @@ def apply_migrations(conn: psycopg.Connection[Any]) -> list[str]:
             if name in applied(conn):
                 continue
             conn.execute(sql.encode())  # no parameters: one script, many statements
+            if (step := STEPS.get(name)) is not None:
+                step(PgConnection(conn))
             names = [name, *COVERED] if name == BASELINE else [name]
             conn.cursor().executemany(
                 "INSERT INTO schema_migrations (name) VALUES (%s) ON CONFLICT DO NOTHING",

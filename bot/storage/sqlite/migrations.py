@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from bot.storage import summaries
-from bot.storage.memory_backfill import backfill_memory, backfill_reviews
+from bot.storage.memory_backfill import backfill_after_miss, backfill_memory, backfill_reviews
 
 SQL_PACKAGE = "bot.storage.sqlite"
 SQL_DIR = "schema"
@@ -66,6 +66,7 @@ def _python_steps() -> dict[str, Callable[[sqlite3.Connection, str], object]]:
         "0010_summaries": summaries.backfill,
         "0017_forgetting_probe": lambda conn, _tz: backfill_reviews(conn),
         "0023_bank_days": summaries.backfill_bank_days,
+        "0028_after_miss": lambda conn, _tz: backfill_after_miss(conn),
     }
 
 
