@@ -84,7 +84,7 @@ async def mock(update: Update, context: QuizContext) -> None:
     services = context.services
     arg = " ".join(context.args or []).lower()
     if arg not in ("", "short", "stop"):
-        # A typo or a size must not start a two-hour exam with its clock running.
+        # A typo or a size must not start the full timed exam with its clock running.
         await send_html(context.bot, chat.id, mock_texts.MOCK_USAGE.format(value=esc(arg[:40])))
         return
     if arg == "stop":
