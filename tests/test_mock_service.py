@@ -139,6 +139,7 @@ async def test_finish_confirms_then_scores_and_records_answers(
     assert (await service.choose(ANN, exam.id, 0, 0)).status is MockStatus.STALE
     assert (await service.finish(ANN, exam.id, confirmed=True)).status is MockStatus.STALE
     review = await service.review(ANN, exam.id)
+    assert review is not None
     assert [e.mistake.position for e in review] == [8, 9]
     assert review[0].question.id == exam.items[8].question_id
     summary = await service.last_results(ANN)

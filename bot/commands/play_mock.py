@@ -167,7 +167,8 @@ async def play_mock(
                     print(
                         "\nTime is up: the exam was submitted with your answers so far.", file=out
                     )
-                review = await svc.review(user, reply.result.exam_id)
+                # Just finished: no other exam runs to hold the review back.
+                review = await svc.review(user, reply.result.exam_id) or []
                 show_result(reply.result, out, review)
                 return 0
             if reply.status is MockStatus.ABANDONED:

@@ -321,29 +321,24 @@ class MockService:
             return None
         return score(exam)
 
-    async def review(self, user_id: int, exam_id: int) -> list[ReviewEntry]:
-        """Each wrong or unanswered question of a submitted exam, with the question as shown."""
+    async def review(self, user_id: int, exam_id: int) -> list[ReviewEntry] | None:
+        """Each wrong or unanswered question of a submitted exam, with the question as shown;
+        None while the learner's running exam asks one of them (its answer would show)."""
 
-        def fn(conn: Connection) -> tuple[Exam | None, list[str]]:
-            return mock_sql.load_exam(conn, exam_id), mock_sql.snapshots(conn, exam_id)
-
-        exam, snaps = await self.db.read(fn)
-        if exam is None or exam.user_id != user_id or not exam.status.scored:
-            return []
-        return [ReviewEntry(m, _question(snaps[m.position])) for m in score(exam).mistakes]
-
-    async def review_held_back(self, user_id: int, exam_id: int) -> bool:
-        """Whether reviewing an exam would show answers to the learner's running exam: a
-        mistake of it is a question the running exam asks."""
-
-        def fn(conn: Connection) -> bool:
+        def fn(conn: Connection) -> tuple[Exam | None, list[str], frozenset[str]]:
             exam = mock_sql.load_exam(conn, exam_id)
             if exam is None or exam.user_id != user_id or not exam.status.scored:
-                return False
+                return None, [], frozenset()
             asked = mock_sql.running_question_ids(conn, user_id, exam.bank_id)
-            return any(m.question_id in asked for m in score(exam).mistakes)
+            return exam, mock_sql.snapshots(conn, exam_id), asked
 
-        return await self.db.read(fn)
+        exam, snaps, asked = await self.db.read(fn)
+        if exam is None:
+            return []
+        mistakes = score(exam).mistakes
+        if any(m.question_id in asked for m in mistakes):
+            return None
+        return [ReviewEntry(m, _question(snaps[m.position])) for m in mistakes]
 
     async def _move(self, user_id: int, exam_id: int, move: Move) -> MockReply:
         now = await self._now()

@@ -257,7 +257,7 @@ def _question(file: Path, block: _Block, topic: tuple[str, str]) -> Read:
     read.stem = _text(rest[:opening])
     read.lines["stem"] = block.line_at(offset)
     _images(read, file, read.lines["stem"], "stem", rest[:opening])
-    kind, _ = _format(rest[:opening].lstrip())
+    kind, _ = _format(rest[:opening])
     _choices(file, block, rest[opening + 1 : closing], offset + opening + 1, read, kind)
     return read
 

@@ -136,10 +136,10 @@ async def on_review_step(press: Press, context: QuizContext) -> None:
 async def _review(press: Press, context: QuizContext, *, in_place: bool) -> None:
     query, message, (exam_id, index) = press.query, press.message, press.values
     services = context.services
-    if await services.mock.review_held_back(query.from_user.id, exam_id):
+    entries = await services.mock.review(query.from_user.id, exam_id)
+    if entries is None:
         await query.answer(mock_texts.CB_REVIEW_AFTER_EXAM, show_alert=True)
         return
-    entries = await services.mock.review(query.from_user.id, exam_id)
     if not 0 <= index < len(entries):
         await query.answer(mock_texts.CB_MOCK_INVALID)
         return
