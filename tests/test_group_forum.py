@@ -3,6 +3,7 @@ topic, not to the group's General topic."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,35 @@ async def test_a_question_posted_again_after_flood_control_keeps_its_topic(
         await retry.run(h.app)
         [posted] = [c for c in h.api.calls[n:] if c.method == "sendMessage"]
         assert posted.params.get("message_thread_id") == THREAD
+
+
+async def test_the_daily_question_goes_to_the_topic_it_was_set_in_or_general_once_gone(
+    tmp_path: Path,
+) -> None:
+    async with running_bot(tmp_path) as h:
+        setup_admin(h)
+        push = h.services.push
+        assert push is not None
+        push.pace_now = h.clock.now
+        h.clock.set(dt.datetime(2026, 6, 1, 5, 0, tzinfo=dt.UTC))
+        await h.feed(in_topic(f"/daily{BOT} 08:00 Europe/Paris", ADMIN))
+        assert "posted in this topic" in (h.api.last_text(GROUP_ID) or "")
+
+        async def pushed_to(day: int) -> object:
+            """The topic the question of 08:01 in Paris on June `day` was posted in."""
+            h.clock.set(dt.datetime(2026, 6, day, 6, 1, tzinfo=dt.UTC))
+            n = len(h.api.calls)
+            assert await push.run_once() == 1
+            sent = [c for c in h.api.calls[n:] if c.method in ("sendMessage", "sendPoll")]
+            return sent[-1].params.get("message_thread_id")
+
+        assert await pushed_to(1) == THREAD
+        # The topic is deleted: that day's question goes to General, and so do later ones.
+        h.api.fail_next("*", 400, "Bad Request: message thread not found", chat_id=GROUP_ID)
+        assert await pushed_to(2) is None
+        sub = await push.subscription(GROUP_ID)
+        assert sub is not None and sub.active and sub.thread is None
+        assert await pushed_to(3) is None
+        # Set again in General: it stays there, and the reply says nothing of topics.
+        await h.feed(factories.command(f"/daily{BOT} 09:00 Europe/Paris", ADMIN, FORUM))
+        assert "topic" not in (h.api.last_text(GROUP_ID) or "")

@@ -26,7 +26,7 @@ from bot.storage import summaries
 from bot.storage.chat_migration import migrate_chat
 from bot.storage.group_sql import ChatRecord
 from bot.storage.port import Connection, Store
-from bot.storage.push_log import DueRow
+from bot.storage.push_log import DueRow, forget_thread
 
 POLL_MODES = frozenset(PollMode)
 MIN_WINDOW_S = 60
@@ -86,6 +86,11 @@ class GroupService:
         """A group became a supergroup: its settings and history follow the new id."""
         now = self.clock.now()
         return await self.db.write(lambda c: migrate_chat(c, old_id, new_id, now))
+
+    async def forget_daily_topic(self, chat_id: int, thread: int) -> None:
+        """The chat's daily question goes to the chat itself from now on: its forum topic
+        `thread` is gone (deleted, or closed to the bot)."""
+        await self.db.write(lambda c: forget_thread(c, chat_id, thread))
 
     async def settings(self, chat_id: int) -> GroupSettings:
         """A chat's settings with defaults for what it never set."""

@@ -145,8 +145,10 @@ class PushService:
         *,
         user_id: int | None = None,
         kind: ChatKind = ChatKind.PRIVATE,
+        thread: int | None = None,
     ) -> due.Occurrence:
-        """Subscribe a chat (private: user_id remembers the zone too); returns the next push."""
+        """Subscribe a chat (private: user_id remembers the zone too; a forum group: `thread`,
+        the topic its question goes to); returns the next push."""
         now = self.clock.now()
 
         def go(conn: Connection) -> due.Occurrence:
@@ -160,6 +162,7 @@ class PushService:
                 local_time=local_time,
                 timezone=timezone,
                 now=now,
+                thread=thread,
             )
 
         occ = await self.db.write(go)

@@ -33,6 +33,7 @@ class Subscription:
     timezone: str
     active: bool
     next_due_at: float | None
+    thread: int | None = None  # the forum topic it goes to
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,7 @@ class Claim:
     due_at: float = 0.0  # when it fell due: a send later than due + grace is not made
     option_order: str | None = None  # the delivery's display order (deliveries.option_order)
     token: str | None = None  # the delivery's button token
+    thread: int | None = None  # the forum topic it goes to (None: the chat, or General)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +93,10 @@ def upsert_subscription(
     local_time: str,
     timezone: str,
     now: float,
+    thread: int | None = None,
 ) -> due.Occurrence:
-    """Subscribe (or change time/zone); returns the next push. Today's sent push still counts."""
+    """Subscribe (or change time/zone, and the forum topic `thread` it goes to); returns the
+    next push. Today's sent push still counts."""
     tz = zones.zone(timezone)
     if tz is None:
         raise ValueError(f"unknown timezone {timezone!r}")
@@ -105,13 +109,13 @@ def upsert_subscription(
         nxt = due.next_due(local_time, tz, nxt.at + 1)
     conn.execute(
         "INSERT INTO subscriptions (chat_id, user_id, kind, local_time, timezone, active,"
-        " next_local_date, next_due_at, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)"
+        " next_local_date, next_due_at, created_at, updated_at, thread_id)"
+        " VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)"
         " ON CONFLICT (chat_id) DO UPDATE SET user_id = excluded.user_id, kind = excluded.kind,"
         " local_time = excluded.local_time, timezone = excluded.timezone, active = 1,"
         " next_local_date = excluded.next_local_date, next_due_at = excluded.next_due_at,"
-        " updated_at = excluded.updated_at",
-        (chat_id, user_id, kind, local_time, timezone, nxt.local_date, nxt.at, now, now),
+        " updated_at = excluded.updated_at, thread_id = excluded.thread_id",
+        (chat_id, user_id, kind, local_time, timezone, nxt.local_date, nxt.at, now, now, thread),
     )
     return nxt
 
@@ -128,13 +132,23 @@ def deactivate(conn: Connection, chat_id: int, now: float) -> bool:
 def subscription(conn: Connection, chat_id: int) -> Subscription | None:
     """The chat's subscription (active or not), or None."""
     row = conn.execute(
-        "SELECT chat_id, user_id, kind, local_time, timezone, active, next_due_at"
+        "SELECT chat_id, user_id, kind, local_time, timezone, active, next_due_at, thread_id"
         " FROM subscriptions WHERE chat_id = ?",
         (chat_id,),
     ).fetchone()
     if row is None:
         return None
-    return Subscription(row[0], row[1], ChatKind(row[2]), row[3], row[4], bool(row[5]), row[6])
+    return Subscription(
+        row[0], row[1], ChatKind(row[2]), row[3], row[4], bool(row[5]), row[6], row[7]
+    )
+
+
+def forget_thread(conn: Connection, chat_id: int, thread: int) -> None:
+    """The chat's daily question goes to the chat itself again: its topic `thread` is gone."""
+    conn.execute(
+        "UPDATE subscriptions SET thread_id = NULL WHERE chat_id = ? AND thread_id = ?",
+        (chat_id, thread),
+    )
 
 
 def materialize_due(conn: Connection, now: float, grace_s: float, limit: int) -> int:
@@ -277,7 +291,7 @@ def ready_rows(conn: Connection, now: float, limit: int) -> list[ReadyRow]:
     """
     return conn.execute(
         "SELECT l.id, l.chat_id, l.attempts, l.due_at, l.delivery_id, d.bank_id, d.question_id,"
-        " s.user_id, s.kind, s.bank_id, s.topic, s.active"
+        " s.user_id, s.kind, s.bank_id, s.topic, s.active, s.thread_id"
         " FROM push_log l LEFT JOIN subscriptions s ON s.chat_id = l.chat_id"
         " LEFT JOIN deliveries d ON d.id = l.delivery_id"
         " WHERE l.state = 'pending' AND COALESCE(l.not_before, l.due_at) <= ?"
@@ -305,7 +319,7 @@ def claim_rows(
     done: list[tuple[str, float, str, int, int]] = []
     unpicked: list[tuple[float, int]] = []
     for log_id, chat_id, attempts, due_at, delivery_id, bank_id, question_id, *sub in rows:
-        user_id, kind_text, sub_bank, sub_topic, active = sub
+        user_id, kind_text, sub_bank, sub_topic, active, thread = sub
         if not active:  # unsubscribed (or blocked) after it fell due
             done.append((PushState.SKIPPED, now, "unsubscribed", log_id, attempts))
             continue
@@ -347,6 +361,7 @@ def claim_rows(
                 due_at,
                 order,
                 token,
+                thread,
             )
         )
     conn.executemany(

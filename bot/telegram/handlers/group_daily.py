@@ -13,6 +13,7 @@ from bot.domain import due, zones
 from bot.domain.kinds import ChatKind
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
+from bot.telegram.handlers.common import thread_of
 from bot.telegram.views import texts
 from bot.telegram.views.render import esc, when
 
@@ -51,11 +52,13 @@ async def daily(update: Update, context: QuizContext) -> None:
             return
         zone = named
     kind = ChatKind.CHANNEL if chat.type == ChatType.CHANNEL else ChatKind.GROUP
-    occ = await services.push.subscribe(chat.id, local_time, zone, kind=kind)
+    # In a forum group the question goes to the topic /daily was set in.
+    thread = thread_of(update)
+    occ = await services.push.subscribe(chat.id, local_time, zone, kind=kind, thread=thread)
     # The group's zone also sets where its leaderboard week begins.
     await groups.set_timezone(chat.id, zone)
     text = texts.GROUP_DAILY_SET.format(time=local_time, zone=esc(zone), next=when(occ.at, zone))
-    await reply(update, context, text)
+    await reply(update, context, text + (texts.GROUP_DAILY_IN_TOPIC if thread else ""))
 
 
 async def schedule_text(context: QuizContext, chat_id: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from telegram import InlineKeyboardMarkup, InputFile, Message
 from telegram.constants import ParseMode
-from telegram.error import ChatMigrated, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
 from bot.domain.display import decode_order, displayed
@@ -251,8 +251,9 @@ class TelegramCourier:
 
 
 async def send_pushed_question(courier: TelegramCourier, claim: Claim, chat_id: int) -> int:
-    """A group or channel push; chat_id is where the chat is now. The chat's poll mode and
-    the delivery's window are read from SQLite just before sending."""
+    """A group or channel push; chat_id is where the chat is now, into the forum topic the
+    subscription names. The chat's poll mode and the delivery's window are read from the
+    database just before sending."""
     delivery = await courier.practice.delivery(claim.delivery_id)
     if delivery is None:
         raise LookupError(f"delivery {claim.delivery_id} is gone")
@@ -260,16 +261,38 @@ async def send_pushed_question(courier: TelegramCourier, claim: Claim, chat_id: 
     window = float(courier.groups.default_window_s)
     if delivery.closes_at is not None:
         window = delivery.closes_at - delivery.sent_at
-    message = await send_group_question(
-        courier.bot,
-        courier.catalog,
-        courier.groups,
-        chat_id,
-        delivery,
-        settings,
-        window_s=window,
-        anonymous=claim.kind is ChatKind.CHANNEL,
-        paid_broadcast=courier.paid_broadcast,
-        media=courier.media,
-    )
+
+    async def send(thread: int | None) -> Message:
+        return await send_group_question(
+            courier.bot,
+            courier.catalog,
+            courier.groups,
+            chat_id,
+            delivery,
+            settings,
+            window_s=window,
+            anonymous=claim.kind is ChatKind.CHANNEL,
+            paid_broadcast=courier.paid_broadcast,
+            media=courier.media,
+            thread=thread,
+        )
+
+    try:
+        message = await send(claim.thread)
+    except BadRequest as err:
+        if claim.thread is None or not topic_gone(err):
+            raise
+        # The forum topic /daily was set in was deleted or closed: the question goes to the
+        # group's General topic, today and from now on.
+        log.info(
+            "push to chat %s: topic %s unusable (%s), sent to General", chat_id, claim.thread, err
+        )
+        await courier.groups.forget_daily_topic(chat_id, claim.thread)
+        message = await send(None)
     return message.message_id
+
+
+def topic_gone(err: BadRequest) -> bool:
+    """A send into a forum topic refused because the topic was deleted or closed."""
+    text = err.message.lower()
+    return "thread not found" in text or "topic_closed" in text or "topic_deleted" in text

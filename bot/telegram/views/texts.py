@@ -230,6 +230,9 @@ POLL_SEE_ABOVE_MULTIPLE = (
 GROUP_DAILY_SET = (
     "A daily question is scheduled at <b>{time}</b> ({zone}). The next one comes <b>{next}</b>."
 )
+GROUP_DAILY_IN_TOPIC = (
+    " It is posted in this topic: set <code>/daily</code> in another topic to move it there."
+)
 GROUP_DAILY_OFF = "The daily question is turned off."
 GROUP_DAILY_NONE = (
     "📅 This chat has no daily question. Admins: <code>/daily 08:00 Europe/Paris</code> "
