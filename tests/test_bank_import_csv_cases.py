@@ -233,3 +233,36 @@ def test_unnamed_columns_must_stay_empty(
     assert code == 1
     assert err == [f"{csv_file}:3: text in column 9 (I), which has no name in the header"]
     assert stems(tmp_path / "out") == ["Empty extra?"]
+
+
+def test_a_row_the_bank_would_refuse_is_reported_and_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A formula that does not typeset, or a misconception the bank does not declare, passes
+    the row's own checks but would keep the whole bank from loading: such a row is named, with
+    its cell, and only the others are written; fixed, it imports."""
+    out = hand_written(tmp_path / "fx")
+    header = HEADER.replace(",correct", ",misconception_2,correct")
+    row = ROW.replace(",A,Fine.", ",{tag},A,Fine.")
+    rows = [
+        header,
+        row.format(stem="Is $\\notacommand{x}$ right?", tag=""),
+        row.format(stem="Does the typo count?", tag="lora-lr-typo"),
+        row.format(stem="Is this one fine?", tag=""),
+    ]
+    csv_file = write(tmp_path / "q.csv", "\n".join(rows) + "\n")
+    code, err = run(capsys, csv_file, out)
+    assert code == 1
+    assert [line.split(": ")[:2] for line in err] == [
+        [f"{csv_file}:2", "stem"],
+        [f"{csv_file}:3", "misconception_2"],
+    ]
+    assert "cannot be typeset" in err[0] and "'lora-lr-typo' is not declared" in err[1]
+    assert stems(out) == ["Is this one fine?"]
+    fixed = [
+        rows[0],
+        rows[1].replace("\\notacommand", "\\sqrt"),
+        rows[2].replace("lora-lr-typo", ""),
+    ]
+    assert run(capsys, write(csv_file, "\n".join(fixed) + "\n"), out)[0] == 0
+    assert len(stems(out)) == 3

@@ -15,6 +15,7 @@ import yaml
 
 from bot.bank import yaml_load
 from bot.bank.importers.common import Draft, ImportIssue, question_id, slugify, validate
+from bot.bank.importers.staging import check_plan
 from bot.bank.importers.yaml_writer import dump, question_document
 from bot.bank.loader import BANK_FILE, question_files
 from bot.bank.models import Question
@@ -152,12 +153,38 @@ def write_drafts(
     force: bool = False,
     topic_map: Mapping[str, str] | None = None,
 ) -> WriteReport:
-    """Validate drafts and write each as `<id>.yaml`; never overwrite a file unless `force`."""
+    """Validate drafts and write each as `<id>.yaml`; never overwrite a file unless `force`.
+    A question the bank would refuse once written (a formula that does not typeset, an
+    undeclared misconception) is reported against its row and not written."""
     report, plan = plan_drafts(drafts, bank_id, out_dir, force=force, topic_map=topic_map)
+    plan = _without_refused(plan, drafts, out_dir, report)
     write_all(plan, out_dir)
     report.written = [path for path, _ in plan if path != out_dir / BANK_FILE]
     report.bank_file_changed = any(path == out_dir / BANK_FILE for path, _ in plan)
     return report
+
+
+def _without_refused(
+    plan: list[tuple[Path, str]], drafts: Sequence[Draft], out_dir: Path, report: WriteReport
+) -> list[tuple[Path, str]]:
+    """The plan less the question files the bank, checked as it would be after the import,
+    finds a problem in; each problem goes to the report, placed in the draft's source."""
+    planned = {path for path, _ in plan if path != out_dir / BANK_FILE}
+    problems = [p for p in check_plan(out_dir, plan)[0] if p.file in planned]
+    if not problems:
+        return plan
+    by_id = {d.data.get("id"): d for d in drafts}
+    for problem in problems:
+        draft = by_id.get(problem.question_id)
+        if draft is None:
+            report.issues.append(
+                ImportIssue(problem.file, problem.line, problem.field, problem.message)
+            )
+            continue
+        loc = tuple(int(k) if k.isdigit() else k for k in (problem.field or "").split(".") if k)
+        report.issues.append(draft.issue(loc, problem.message))
+    refused = {p.file for p in problems}
+    return [(path, text) for path, text in plan if path not in refused]
 
 
 def plan_drafts(
