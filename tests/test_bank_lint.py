@@ -130,6 +130,17 @@ def test_short_option(tmp_path: Path) -> None:
     assert rules(tmp_path / "b", {"q.yaml": qfile("q", digits, shuffle=False)}) == []
 
 
+def test_long_verdict(tmp_path: Path) -> None:
+    """Warned once, at the first option whose verdict would not fit one message."""
+    long = with_option(2, rationale="Too long. " * 390)
+    assert rules(tmp_path, {"q.yaml": qfile("q", long)}) == [
+        "[long-verdict] q.yaml:11 options.2.rationale"
+    ]
+    # Just under a message with the explanation and trap: silent.
+    fits = with_option(2, rationale="Long enough. " * 280)
+    assert rules(tmp_path / "b", {"q.yaml": qfile("q", fits, trap="A trap.")}) == []
+
+
 def test_duplicate_meaning(tmp_path: Path) -> None:
     same = with_option(3, text="lower learning-rate!")
     assert rules(tmp_path, {"q.yaml": qfile("q", same)}) == [

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.bank.cues import find_cues
+from bot.bank.limits import MESSAGE_OVERHEAD_CHARS, TELEGRAM_MESSAGE_CHARS
 from bot.bank.models import LETTERS, Bank, Kind, Question
 from bot.bank.numeric import numeric_values, parse_numeric
 from bot.bank.problems import LineFinder, Problem
@@ -180,6 +181,25 @@ def duplicate_meaning(item: _Item) -> Iterator[Problem]:
             seen.setdefault(key, i)
 
 
+def long_verdict(item: _Item) -> Iterator[Problem]:
+    """The verdict after a tap (the key, the chosen option's rationale, the explanation and the
+    trap) longer than one Telegram message: the bot would send it in several."""
+    q = item.question
+    fixed = sum(len(o.text) for o in q.options if o.correct) + len(q.explanation)
+    fixed += len(q.trap or "") + MESSAGE_OVERHEAD_CHARS
+    for i, option in enumerate(q.options):
+        length = fixed + len(option.rationale)
+        if length > TELEGRAM_MESSAGE_CHARS:
+            yield item.warn(
+                "long-verdict",
+                ("options", i, "rationale"),
+                f"the verdict after option {LETTERS[i]} is about {length} characters, more than "
+                f"one Telegram message ({TELEGRAM_MESSAGE_CHARS}): shorten its rationale, the "
+                "explanation or the trap",
+            )
+            return  # one warning says it: the explanation and trap are in every verdict
+
+
 QUESTION_RULES: Sequence[Callable[[_Item], Iterator[Problem]]] = (
     key_longest,
     absolute_words,
@@ -187,6 +207,7 @@ QUESTION_RULES: Sequence[Callable[[_Item], Iterator[Problem]]] = (
     numeric_order,
     short_option,
     duplicate_meaning,
+    long_verdict,
 )
 
 
