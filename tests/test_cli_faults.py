@@ -19,7 +19,7 @@ import pytest
 from bot.cli import main
 from bot.commands.play_mock import play_mock
 from bot.practice.catalog import Catalog
-from bot.storage.factory import connect_blocking, prepare_database
+from bot.storage.factory import connect_blocking, display_name, prepare_database
 from tests import exchange_files as fx
 from tests import factories, mock_bank, sample_bank
 from tests.backend import database, database_env
@@ -182,6 +182,11 @@ def test_output_paths_that_cannot_be_written_are_named_in_one_line(
 ) -> None:
     prepare_database(database(cli / "bot.sqlite3"))
     monkeypatch.setenv("QUIZBOT_DB", database_env(cli / "bot.sqlite3"))
+    factories.execute(
+        database(cli / "bot.sqlite3"),
+        "INSERT INTO chats (id, type, title, created_at, updated_at)"
+        " VALUES (-100, 'supergroup', 'Prep', 0, 0)",
+    )
     folder = cli / "out"
     folder.mkdir()
     gone = NO_FOLDER / "x"
@@ -198,6 +203,11 @@ def test_output_paths_that_cannot_be_written_are_named_in_one_line(
         why = "it is a directory" if code == 2 else "No such file or directory"
         assert line == f"quizbot: cannot write {path}: {why}", argv
     assert list(folder.iterdir()) == []
+    # A chat the bot never recorded: said, and no empty file that reads as an export.
+    where = display_name(database_env(cli / "bot.sqlite3"))
+    line = one_line(capsys, "export", "--chat", "-200", "--out", str(cli / "r.csv"), code=2)
+    assert line == f"quizbot: no chat -200 in {where}: a group is recorded once the bot is in it"
+    assert not (cli / "r.csv").exists()
     assert [p.name for p in cli.iterdir() if p.name.startswith(".")] == []  # no temporary file
 
 

@@ -80,3 +80,12 @@ def test_stats_command_prints_numbers_and_writes_the_chart(
     )
     assert main(["stats", "--user", "0"]) == 0
     assert "Exam date 2099-01-01 (in " in capsys.readouterr().out
+    # A learner of a bank this run did not load: not a report on another bank read as theirs.
+    factories.execute(
+        db, "INSERT INTO users (id, bank_id, created_at, seen_at) VALUES (5, 'gone-bank', 0, 0)"
+    )
+    assert main(["stats", "--user", "5"]) == 2
+    assert "user 5 practises bank 'gone-bank', which is not loaded" in capsys.readouterr().err
+    # A mistyped id: the report says there is nothing behind it.
+    assert main(["stats", "--user", "999"]) == 0
+    assert "No answers and no mock exams recorded" in capsys.readouterr().out

@@ -59,17 +59,20 @@ def run_export_bank(args: argparse.Namespace) -> int:
 
 async def _results(
     settings: Settings, catalog: Catalog, db_path: Path | str, chat_id: int
-) -> tuple[bytes, int]:
+) -> tuple[bytes, int] | None:
+    """The chat's results CSV and its number of members; None: no such chat."""
     from bot.practice.core import open_core
 
     async with open_core(catalog, db_path, settings) as core:
+        if not await core.groups.known(chat_id):
+            return None
         return await core.groups.results_csv(chat_id)
 
 
 def run_export_chat(args: argparse.Namespace) -> int:
     """Write a group's results as CSV (the file /export sends in the group)."""
     from bot.commands.run import fail, load_with_bank, not_writable, unusable, write_failed
-    from bot.storage.factory import missing_file
+    from bot.storage.factory import display_name, missing_file
     from bot.storage.port import DatabaseUnavailable
 
     if (why := not_writable(args.out)) is not None:
@@ -82,9 +85,14 @@ def run_export_chat(args: argparse.Namespace) -> int:
     if missing_file(db_path):
         return fail(f"no database at {db_path}")
     try:
-        data, members = asyncio.run(_results(settings, catalog, db_path, args.chat))
+        results = asyncio.run(_results(settings, catalog, db_path, args.chat))
     except DatabaseUnavailable as err:
         return unusable(err)
+    if results is None:
+        # A mistyped id would otherwise write an empty file and read as success.
+        where = display_name(db_path)
+        return fail(f"no chat {args.chat} in {where}: a group is recorded once the bot is in it")
+    data, members = results
     try:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_bytes(data)

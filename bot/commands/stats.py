@@ -49,11 +49,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if missing_file(db_path):
         return fail(f"no database at {db_path}")
     try:
-        report, params = asyncio.run(
+        report, params, chosen = asyncio.run(
             _report(catalog, db_path, args.user, args.bank, settings.default_timezone)
         )
     except DatabaseUnavailable as err:
         return unusable(err)
+    if args.bank is None and chosen is not None and chosen != report.bank_id:
+        # The learner practises a bank this run did not load: a report on the default bank
+        # would read as theirs.
+        return fail(
+            f"user {args.user} practises bank {chosen!r}, which is not loaded: set "
+            f"QUIZBOT_QUESTIONS to its folder, or name a bank with --bank"
+        )
     print_report(report, sys.stdout)
     print(describe(params))
     if args.png is not None:
@@ -67,18 +74,23 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 async def _report(
     catalog: Catalog, db_path: Path | str, user: int, bank: str | None, zone: str
-) -> tuple[ReadinessReport, StoredParams | None]:
+) -> tuple[ReadinessReport, StoredParams | None, str | None]:
+    """The report, the fitted parameters behind it, and the bank the learner chose."""
     async with open_core(
         catalog, db_path, Settings.model_construct(default_timezone=zone)
     ) as core:
         report = await core.readiness.report(user, bank)
-        return report, await core.fits.params_for(user, report.bank_id)
+        chosen = (await core.practice.prefs(user)).bank_id
+        return report, await core.fits.params_for(user, report.bank_id), chosen
 
 
 def print_report(report: ReadinessReport, out: TextIO) -> None:
     """The report as plain text."""
     r = report.readiness
     print(f"User {report.user_id} · {report.bank_title} ({report.bank_id})", file=out)
+    if report.last_answer_id == 0 and not report.mocks:
+        # Said first: a mistyped id would otherwise read as a learner yet to start.
+        print("No answers and no mock exams recorded in this bank.", file=out)
     if r.enough_data and r.score is not None:
         print(
             f"Predicted score {r.score:.1f}% (90% range {r.low:.1f}–{r.high:.1f}), "

@@ -92,6 +92,10 @@ class GroupService:
         `thread` is gone (deleted, or closed to the bot)."""
         await self.db.write(lambda c: forget_thread(c, chat_id, thread))
 
+    async def known(self, chat_id: int) -> bool:
+        """Whether the bot has recorded this chat (it does when it is added to one)."""
+        return await self.db.read(lambda c: gsql.chat_record(c, chat_id)) is not None
+
     async def settings(self, chat_id: int) -> GroupSettings:
         """A chat's settings with defaults for what it never set."""
         record = await self.db.read(lambda c: gsql.chat_record(c, chat_id))
