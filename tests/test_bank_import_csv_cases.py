@@ -266,3 +266,14 @@ def test_a_row_the_bank_would_refuse_is_reported_and_not_written(
     ]
     assert run(capsys, write(csv_file, "\n".join(fixed) + "\n"), out)[0] == 0
     assert len(stems(out)) == 3
+
+
+def test_free_text_tags_become_bank_tags_as_in_the_lms_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [f"{HEADER},tags", ROW.format(stem="Tagged?") + ",LoRA; Fine tuning;lora;;"]
+    csv_file = write(tmp_path / "q.csv", "\n".join(rows) + "\n")
+    out = tmp_path / "fx"
+    assert run(capsys, csv_file, out) == (0, [])
+    [question] = load_bank(out).questions.values()
+    assert question.tags == ["lora", "fine-tuning"]

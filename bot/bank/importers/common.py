@@ -121,6 +121,15 @@ def slugify(text: str, limit: int = SLUG_MAX) -> str:
     return slug[:limit].rstrip("-")
 
 
+# What the bank accepts as an id, a topic or a tag as it stands.
+SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+
+
+def tag_slug(tag: str) -> str:
+    """A source's free-text tag as a bank tag: "Fine tuning" -> "fine-tuning"."""
+    return tag if SLUG.match(tag) else slugify(tag)
+
+
 def _normalized(text: str) -> str:
     return " ".join(text.casefold().split())
 

@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.bank.importers.common import Draft, ImportIssue, slugify, strip
+from bot.bank.importers.common import SLUG, Draft, ImportIssue, slugify, strip, tag_slug
 from bot.bank.importers.csv_text import (
     QuotingFlaw,
     UnreadableCsv,
@@ -80,7 +80,6 @@ REQUIRED = (
     "correct",
     "explanation",
 )
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
 
 
 def _column_of(loc: tuple[str | int, ...]) -> str:
@@ -113,14 +112,14 @@ def _correct_indices(cell: str, count: int) -> tuple[set[int], str | None]:
 
 
 def _topic_name(cell: str) -> str:
-    return cell.replace("-", " ").capitalize() if _SLUG.match(cell) else cell
+    return cell.replace("-", " ").capitalize() if SLUG.match(cell) else cell
 
 
 def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
     cells = {k: strip(v) for k, v in row.items()}
     data: dict[str, Any] = {k: cells[k] for k in SIMPLE_COLUMNS if cells.get(k)}
     issues: list[ImportIssue] = []
-    if "topic" in data and not _SLUG.match(data["topic"]):
+    if "topic" in data and not SLUG.match(data["topic"]):
         data["topic"] = slugify(data["topic"])
     options: list[dict[str, Any]] = []
     last = max((i for i in range(MAX_OPTIONS) if cells.get(OPTION_COLUMNS[i])), default=-1)
@@ -160,7 +159,9 @@ def _row_draft(file: Path, line: int, row: dict[str, str]) -> Draft:
     if "kind" not in data and len(picked) > 1:
         data["kind"] = "multiple"
     if cells.get("tags"):
-        data["tags"] = [t.strip() for t in cells["tags"].split(";") if t.strip()]
+        # As the LMS importers do: "LoRA;Fine tuning" -> lora, fine-tuning.
+        tags = (tag_slug(t.strip()) for t in cells["tags"].split(";"))
+        data["tags"] = [t for t in dict.fromkeys(tags) if t]
     data.setdefault("difficulty", "medium")
     draft = Draft(
         file,

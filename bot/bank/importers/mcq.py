@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.bank.importers.common import Draft, ImportIssue, Locator, slugify, strip
-
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+from bot.bank.importers.common import SLUG, Draft, ImportIssue, Locator, slugify, strip, tag_slug
 
 
 @dataclass
@@ -83,11 +80,6 @@ def _locator(read: Read) -> Locator:
     return locate
 
 
-def tag_slug(tag: str) -> str:
-    """A source's free-text tag as a bank tag: "Fine tuning" -> "fine-tuning"."""
-    return tag if _SLUG.match(tag) else slugify(tag)
-
-
 def draft_of(read: Read, defaults: Defaults, filled: Filled) -> Draft:
     """The draft the writer validates; missing texts filled only when the author asked."""
     options: list[dict[str, Any]] = []
@@ -101,10 +93,10 @@ def draft_of(read: Read, defaults: Defaults, filled: Filled) -> Draft:
             option["rationale"] = rationale
         options.append(option)
     data: dict[str, Any] = {"difficulty": defaults.difficulty, "stem": strip(read.stem)}
-    if read.qid and _SLUG.match(read.qid):
+    if read.qid and SLUG.match(read.qid):
         data["id"] = read.qid
     topic_name = strip(read.topic_name) or strip(defaults.topic)
-    topic_id = read.topic_id if _SLUG.match(read.topic_id) else slugify(topic_name)
+    topic_id = read.topic_id if SLUG.match(read.topic_id) else slugify(topic_name)
     if topic_id:
         data["topic"] = topic_id
     if read.multiple or (read.multiple is None and sum(c.correct for c in read.choices) > 1):
