@@ -70,3 +70,16 @@ def test_play_arguments_are_checked(
     assert "quizbot: no bank 'nope'; banks: genai-llm" in capsys.readouterr().err
     assert main(["play", "--db", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_the_terminal_keeps_the_authors_line_breaks() -> None:
+    """A table's rows and an explanation's paragraphs stay apart, as Telegram shows them;
+    each line is still filled to the width under its label."""
+    from bot.commands.terminal import WIDTH, wrap
+
+    assert (
+        wrap("Which is x²?\na | b\nc | d", "Q: ", "   ") == "Q: Which is x²?\n   a | b\n   c | d"
+    )
+    assert wrap("First.\n\n\nSecond  one.", "Why: ", "  ") == "Why: First.\n\n  Second one."
+    long = wrap("word " * 40 + "\nnext", "Q: ", "   ").split("\n")
+    assert len(long) == 4 and all(len(line) <= WIDTH for line in long) and long[-1] == "   next"

@@ -41,6 +41,15 @@ def wrap(text: str, first: str = "", rest: str = "") -> str:
 
 
 def _fill(text: str, first: str, rest: str) -> str:
-    return textwrap.fill(
-        " ".join(text.split()), WIDTH, initial_indent=first, subsequent_indent=rest
-    )
+    """Each line of the text filled on its own (the author's line breaks, a table's rows,
+    stay as Telegram shows them); runs of blank lines as one."""
+    out: list[str] = []
+    for line in text.strip().split("\n"):
+        words = " ".join(line.split())
+        if not words:
+            if out and out[-1]:
+                out.append("")
+            continue
+        indent = rest if out else first
+        out.append(textwrap.fill(words, WIDTH, initial_indent=indent, subsequent_indent=rest))
+    return "\n".join(out) if out else first.rstrip()
