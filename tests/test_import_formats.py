@@ -196,6 +196,24 @@ def test_anki_bad_answer_names_the_note(
     assert err[0] == f"{deck}: note 1004: answer: 'E' is no option's letter, number or text"
 
 
+def test_anki_numbered_choices_a_whole_choice_line_as_answer_and_sounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stem = "Which adapter trains low-rank matrices?[sound:rank.mp3]"
+    note = (1005, fx.MCQ_TYPE, "", (stem, "1. LoRA<br>2) Prompt caching", "1. LoRA", "", ""))
+    deck = fx.apkg(tmp_path / "deck.apkg", [note])
+    maps = ["--map", "Question=stem", "--map", "Choices=options", "--map", "Correct=answer"]
+    code, _, err = run(capsys, "anki", deck, tmp_path / "fx", *maps, "--fill-missing", "x")
+    assert code == 0, err
+    assert err[0] == f"{deck}: note 1005: stem: a sound (rank.mp3) is not imported"
+    [question] = load_bank(tmp_path / "fx").questions.values()
+    assert question.stem == "Which adapter trains low-rank matrices?"
+    assert [(o.text, o.correct) for o in question.options] == [
+        ("LoRA", True),
+        ("Prompt caching", False),
+    ]
+
+
 def test_a_problem_anywhere_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

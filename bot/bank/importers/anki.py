@@ -5,15 +5,16 @@ in Anki, any case):
   stem          the question                                                  (required)
   options       the options: one field with one option per line, or several fields mapped
                 to options, one option each, in the order given                (required)
-  answer        the right option(s): letters (B, or A,C), numbers (2), or an option's text
+  answer        the right option(s): letters (B, or A,C), numbers (2), an option's text, or
+                its whole choice line (B. banana)
                                                                                (required)
   explanation   why the right answer is right
   rationales    one line per option, in the options' order: each option's rationale
   topic         the topic; without it, the note's deck (its last part after ::)
 The note's tags become its tags. A note whose type lacks a mapped field, or whose fields do
 not make a question, is listed by its id; nothing is written while any is (or, with
---skip-unsupported, those notes are listed as skipped). A picture in a mapped field (<img>) is
-not imported: a warning names the note and the field.
+--skip-unsupported, those notes are listed as skipped). A picture (<img>) or a sound
+([sound:...]) in a mapped field is not imported: a warning names the note and the field.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ COLLECTIONS = ("collection.anki21", "collection.anki2")
 # SQLite virtual-machine steps allowed for reading a collection: a crafted database (a view
 # with a runaway recursive query, say) cannot keep the import busy.
 MAX_QUERY_STEPS = 50_000_000
-_LABEL = re.compile(r"^\s*([A-La-l])[.)]\s+")
+# "B. text" or "2) text": a choice line's label, dropped when the lines are labelled in order.
+_LABEL = re.compile(r"^\s*([A-La-l]|1[0-2]|[1-9])[.)]\s+")
+# Anki's sound and video reference: played on a card, with nothing to play it in Telegram.
+_SOUND = re.compile(r"\[sound:([^\]]*)\]")
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
@@ -144,16 +148,24 @@ def _notes(conn: sqlite3.Connection) -> list[_Note]:
     return notes
 
 
+def _plain(fragment: str) -> str:
+    return strip(_SOUND.sub("", to_text(fragment)))
+
+
 def _lines(fragment: str) -> list[str]:
-    return [strip(line) for line in to_text(fragment).split("\n") if strip(line)]
+    return [strip(line) for line in _plain(fragment).split("\n") if strip(line)]
+
+
+def _label_index(label: str) -> int:
+    return int(label) - 1 if label.isdecimal() else LETTERS.index(label.upper())
 
 
 def _option_texts(note: _Note, names: list[str]) -> list[str]:
     if len(names) > 1:
-        return [t for t in (strip(to_text(note.fields[n])) for n in names) if t]
+        return [t for t in (_plain(note.fields[n]) for n in names) if t]
     lines = _lines(note.fields[names[0]])
     labels = [_LABEL.match(line) for line in lines]
-    if all(labels) and [m.group(1).upper() for m in labels if m] == list(LETTERS[: len(lines)]):
+    if all(labels) and [_label_index(m.group(1)) for m in labels if m] == list(range(len(lines))):
         return [line[m.end() :] for line, m in zip(lines, labels, strict=True) if m]
     return lines
 
@@ -163,6 +175,10 @@ def _key(answer: str, options: list[str]) -> set[int] | str:
     folded = [o.casefold() for o in options]
     if answer.casefold() in folded:
         return {folded.index(answer.casefold())}
+    labelled = _LABEL.match(answer)
+    if labelled and answer[labelled.end() :].casefold() in folded:
+        # A choice line copied whole, label and all ("B. banana").
+        return {folded.index(answer[labelled.end() :].casefold())}
     picked: set[int] = set()
     for token in (t for t in re.split(r"[,;\s]+", answer) if t):
         # isdecimal, not isdigit: "²" is a digit that int() refuses.
@@ -181,7 +197,7 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
         return f"its note type has no field {', '.join(missing)}"
 
     def text(role: str) -> str:
-        return "\n".join(strip(to_text(note.fields[n])) for n in mapping.roles.get(role, []))
+        return "\n".join(_plain(note.fields[n]) for n in mapping.roles.get(role, []))
 
     options = _option_texts(note, mapping.roles["options"])
     if len(options) < 2:
@@ -203,6 +219,13 @@ def _read_note(path: Path, note: _Note, mapping: FieldMap) -> Read | str:
         ImportIssue(path, None, f"note {note.id}: {role}", images_not_imported(names))
         for role, fields in mapping.roles.items()
         if (names := [n for f in fields for n in embedded_images(note.fields[f])])
+    ]
+    warnings += [
+        ImportIssue(
+            path, None, f"note {note.id}: {role}", f"a sound ({', '.join(sounds)}) is not imported"
+        )
+        for role, fields in mapping.roles.items()
+        if (sounds := [n for f in fields for n in _SOUND.findall(note.fields[f])])
     ]
     return Read(
         path,
