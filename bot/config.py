@@ -11,9 +11,11 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.domain import zones
+from bot.storage.targets import database_target
 
 # The bundled bank ships next to the package in a source checkout.
 BUNDLED_QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
+DEFAULT_BOT_API_URL = "https://api.telegram.org"
 TOKEN_PATTERN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,64}$")
 # What Telegram accepts in X-Telegram-Bot-Api-Secret-Token.
 WEBHOOK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -44,8 +46,10 @@ def check_webhook_url(url: str) -> str:
     host = parts.hostname or ""
     local_http = parts.scheme == "http" and host in LOOPBACK_HOSTS
     if (parts.scheme != "https" and not local_http) or not host:
+        # Its scheme and host only: a webhook path often holds the bot token.
+        shown = f"{parts.scheme}://{host}" if parts.scheme else repr(host or url[:20])
         raise ValueError(
-            f"webhook URL {url[:100]!r} must be https://host/path (Telegram posts only to https;"
+            f"webhook URL {shown}/... must be https://host/path (Telegram posts only to https;"
             " plain http only to a local Bot API server on 127.0.0.1)"
         )
     return url
@@ -55,7 +59,12 @@ class Settings(BaseSettings):
     """Everything the bot reads from its environment; see `.env.example` for each meaning."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        # `NAME=` (as .env.example writes an optional setting) means unset, not an empty value.
+        env_ignore_empty=True,
     )
 
     # Optional here so that offline commands (validate, migrate, backup) need no token;
@@ -67,7 +76,7 @@ class Settings(BaseSettings):
     questions: Annotated[list[Path], NoDecode] = Field(
         default_factory=lambda: [BUNDLED_QUESTIONS], validation_alias="QUIZBOT_QUESTIONS"
     )
-    bot_api_url: str = Field(default="https://api.telegram.org", validation_alias="BOT_API_URL")
+    bot_api_url: str = Field(default=DEFAULT_BOT_API_URL, validation_alias="BOT_API_URL")
     # The Bot API transport: "fast" (aiohttp, bot/telegram/transport.py) or PTB's "httpx".
     http: Literal["fast", "httpx"] = Field(default="fast", validation_alias="QUIZBOT_HTTP")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
@@ -141,16 +150,16 @@ class Settings(BaseSettings):
     @field_validator("db", mode="before")
     @classmethod
     def _database(cls, value: object) -> object:
-        if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
-            # `sqlite:///relative.db` and `sqlite:////abs.db` name the file after the prefix.
-            return Path(value.removeprefix("sqlite:///"))
+        if isinstance(value, str):
+            return database_target(value)
         return value
 
     @field_validator("questions", mode="before")
     @classmethod
     def _split_paths(cls, value: object) -> object:
         if isinstance(value, str):
-            return [Path(p) for p in value.split(",") if p.strip()]
+            # "a, b" as written by hand: a path does not start or end with a space.
+            return [Path(p.strip()) for p in value.split(",") if p.strip()]
         return value
 
     @field_validator("admins", mode="before")
@@ -193,6 +202,12 @@ class Settings(BaseSettings):
     @field_validator("bot_api_url")
     @classmethod
     def _strip_slash(cls, value: str) -> str:
+        if re.search(r"/bot\d{3,20}:", value):
+            # Never echo it: the token is in it.
+            raise ValueError(
+                "BOT_API_URL must be the server's base URL (http://host:port), without "
+                "/bot<token>: the bot adds that itself"
+            )
         return value.rstrip("/")
 
     def require_token(self) -> str:

@@ -68,3 +68,6 @@ def setup_logging(level: str, *, json_lines: bool = False, secrets: Iterable[str
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    # A 5xx page from a proxy is logged there with a traceback on every call, and then raised:
+    # the bot's own retry says it in one line.
+    logging.getLogger("telegram.request").setLevel(logging.CRITICAL)

@@ -11,6 +11,7 @@ from typing import TextIO
 from bot.config import ConfigError, load_settings
 from bot.plural import plural
 from bot.storage.db_copy import CopyMismatch, CopyRefused, CopyReport, copy_database
+from bot.storage.factory import target_arg
 from bot.storage.port import DatabaseUnavailable, StorageError
 
 BAR_WIDTH = 30
@@ -28,9 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the target is migrated, must be empty, and commits only when every table's row "
         "count and checksum match the source's. Stop the bot first.",
     )
-    copy.add_argument("--from", dest="source", required=True, metavar="URL",
+    copy.add_argument("--from", dest="source", required=True, metavar="URL", type=target_arg,
                       help="sqlite:///path, a file path, or postgresql://...")  # fmt: skip
-    copy.add_argument("--to", dest="target", required=True, metavar="URL",
+    copy.add_argument("--to", dest="target", required=True, metavar="URL", type=target_arg,
                       help="an empty (or not yet existing) database")  # fmt: skip
     copy.add_argument("--batch", type=_positive, default=2000, metavar="ROWS",
                       help="rows per insert batch (default 2000)")  # fmt: skip
@@ -96,8 +97,8 @@ def cmd_copy(args: argparse.Namespace) -> int:
         timezone = "UTC"  # the copy needs no settings; the zone only feeds backfills
     try:
         report = copy_database(
-            args.source,
-            args.target,
+            str(args.source),
+            str(args.target),
             default_timezone=timezone,
             batch=args.batch,
             progress=ProgressBar(sys.stderr),

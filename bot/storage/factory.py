@@ -5,14 +5,13 @@ path or `sqlite:///path` selects SQLite. PostgreSQL's driver is imported only wh
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.storage.port import Connection, Store
 from bot.storage.sqlite.database import Database, connect_sync, prepare
-
-SQLITE_PREFIX = "sqlite:///"
-POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+from bot.storage.targets import POSTGRES_PREFIXES, SQLITE_PREFIX, database_target
 
 
 def is_postgres(target: str | Path) -> bool:
@@ -38,7 +37,11 @@ def sqlite_path(target: str | Path) -> Path:
 
 def target_arg(text: str) -> Path | str:
     """A `--db` argument: a PostgreSQL URL as it is, otherwise the SQLite file it names."""
-    return text if is_postgres(text) else sqlite_path(text)
+    try:
+        return database_target(text)
+    except ValueError as err:
+        # argparse's own message would repeat the value, password and all.
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def missing_file(target: str | Path) -> bool:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from telegram import Bot
 from telegram.error import InvalidToken, RetryAfter, TelegramError
 
-from bot.config import Settings
+from bot.config import DEFAULT_BOT_API_URL, Settings
 from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
 from bot.telegram.transport import make_request
 
@@ -79,8 +79,15 @@ async def check_bot_api(settings: Settings) -> str:
         await request.initialize()
         me = await retrying("getMe", bot.get_me, asyncio.sleep)
     except InvalidToken:
+        # PTB reads a 404 as InvalidToken too: a BOT_API_URL that is no Bot API server.
+        other = settings.bot_api_url != DEFAULT_BOT_API_URL
         raise StartupFailed(
             "the Bot API rejected BOT_TOKEN (InvalidToken): check the token from @BotFather"
+            + (
+                f", and that BOT_API_URL {settings.bot_api_url} is a Bot API server"
+                if other
+                else ""
+            )
         ) from None
     except TelegramError as err:
         raise StartupFailed(
