@@ -65,6 +65,22 @@ def test_validate_defaults_to_questions_in_cwd(
     assert "demo: Demo bank" in capsys.readouterr().out
 
 
+def test_validate_checks_the_banks_the_bot_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QUIZBOT_QUESTIONS, as the bot reads it: the check before a /reload is of those files,
+    not of a questions/ folder that happens to be where the command runs."""
+    make_bank(tmp_path / "questions", {"a.yaml": question("q-a")})
+    broken = make_bank(tmp_path / "live", {"b.yaml": question("q-b").replace("topic:", "topik:")})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QUIZBOT_QUESTIONS", f"{broken}, {tmp_path / 'questions'}")
+    assert main(["validate"]) == 1
+    assert str(broken / "b.yaml") in capsys.readouterr().err
+    monkeypatch.setenv("QUIZBOT_TIMEZONE", "Mars/Olympus")
+    assert main(["validate"]) == 2
+    assert "QUIZBOT_TIMEZONE" in capsys.readouterr().err
+
+
 def test_validate_falls_back_to_the_bundled_bank(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,8 @@ def test_urls_that_hold_the_token_are_refused_without_echoing_it(
 ) -> None:
     monkeypatch.setenv("BOT_TOKEN", TOKEN)
     monkeypatch.setenv("QUIZBOT_WEBHOOK_URL", f"http://bot.example.org/{TOKEN}")
-    with pytest.raises(ConfigError, match="webhook URL http://bot.example.org/... must") as info:
+    shown = re.escape("webhook URL http://bot.example.org/... must")
+    with pytest.raises(ConfigError, match=shown) as info:
         load_settings()
     assert TOKEN not in str(info.value)
     monkeypatch.delenv("QUIZBOT_WEBHOOK_URL")

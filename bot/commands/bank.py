@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,22 +10,25 @@ from typing import Any
 
 from bot.bank import import_formats, schema
 from bot.bank.importers import csv_import, page
-from bot.bank.importers.common import Draft, ImportIssue
+from bot.bank.importers.common import SLUG, Draft, ImportIssue
 from bot.bank.importers.writer import write_drafts
 from bot.bank.lint import lint_bank
 from bot.bank.loader import BANK_FILE, bank_dir_of, load_banks
 from bot.bank.summary import summarize
+from bot.config import ConfigError
 from bot.plural import plural
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
 
+def _default_questions() -> list[Path]:
+    """What the bot would load: QUIZBOT_QUESTIONS (environment or .env) when set; otherwise a
+    checkout's questions/ when run from its root, or the bundle. ConfigError for bad settings."""
+    from bot.config import BUNDLED_QUESTIONS, load_settings
 
-def _default_questions() -> Path:
-    # A checkout run from its root has questions/; an installed bot falls back to the bundle.
-    from bot.config import BUNDLED_QUESTIONS
-
+    settings = load_settings()
+    if "questions" in settings.model_fields_set:
+        return list(settings.questions)
     local = Path("questions")
-    return local if local.is_dir() else BUNDLED_QUESTIONS
+    return [local if local.is_dir() else BUNDLED_QUESTIONS]
 
 
 def _validate_file(file: Path, strict: bool) -> int:
@@ -56,7 +58,14 @@ def _validate_file(file: Path, strict: bool) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     """Print every problem (exit 1) or a summary of each bank (exit 0); warnings either way."""
-    paths: Sequence[Path] = args.paths or [_default_questions()]
+    if args.paths:
+        paths: Sequence[Path] = args.paths
+    else:
+        try:
+            paths = _default_questions()
+        except ConfigError as err:
+            print(f"quizbot: {err}", file=sys.stderr)
+            return 2
     files = [p for p in paths if p.is_file() and p.name != BANK_FILE]
     if files:
         codes = [_validate_file(f, args.strict) for f in files]
@@ -159,14 +168,14 @@ def run_import_csv(args: argparse.Namespace) -> int:
 
 
 def _slug(value: str) -> str:
-    if not _SLUG.match(value):
+    if not SLUG.match(value):
         raise argparse.ArgumentTypeError(f"{value!r} is not an id like genai-llm")
     return value
 
 
 def _topic_pair(value: str) -> tuple[str, str]:
     words, sep, topic = value.partition("=")
-    if not sep or not words.strip() or not _SLUG.match(topic.strip()):
+    if not sep or not words.strip() or not SLUG.match(topic.strip()):
         raise argparse.ArgumentTypeError(f"{value!r} is not WORDS=TOPIC-ID")
     return words.strip(), topic.strip()
 
