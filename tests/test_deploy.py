@@ -122,3 +122,22 @@ def test_template_unit_runs_one_process_per_port() -> None:
     assert "EnvironmentFile=/etc/quizbot/quizbot.env" in lines
     used = set(ENV_NAME.findall(unit))
     assert used <= settings_env_names(), sorted(used - settings_env_names())
+    # The template is sandboxed as the single unit is: the same hardening block, line for line.
+    single = (DEPLOY / "quizbot.service").read_text()
+
+    def hardening(text: str) -> str:
+        return text[text.index("# --- Hardening") : text.index("\n[Install]")].strip()
+
+    assert hardening(unit) == hardening(single)
+    assert "SystemCallFilter=@system-service" in hardening(unit)
+
+
+def test_deploy_files_point_at_sections_that_exist() -> None:
+    """A comment's "(docs/operations.md, "Deploying")" names a heading of that document."""
+    for path in DEPLOY.iterdir():
+        if not path.is_file():
+            continue
+        for doc, section in re.findall(r'\(([\w./-]+\.md|README), "([^"]+)"\)', path.read_text()):
+            named = DEPLOY.parent / (doc if doc.endswith(".md") else f"{doc}.md")
+            headings = re.findall(r"^#+ (.+)$", named.read_text(), re.M)
+            assert section in headings, (path.name, doc, section)
