@@ -18,8 +18,7 @@ from bot.learning.memory import (
     Answer,
     Confidence,
     MemoryState,
-    after_miss_share,
-    forgetting_exponent,
+    calibration,
     rating_for,
     recall_probability,
     recalls,
@@ -235,7 +234,7 @@ def test_the_forgetting_calibration_counts_only_answers_a_sitting_apart() -> Non
     # Re-asked minutes later, a slip says nothing about forgetting: no review is counted.
     massed = _answers((0, False), (0.05, True), (0.1, False), (0.15, True))
     assert (massed.spaced_reviews, massed.predicted_recall, massed.review_right) == (0, 0.0, 0)
-    assert forgetting_exponent([massed]) == 1.0
+    assert calibration([massed]).g == 1.0
     spaced = _answers((0, False), (0.05, True), (48, False), (48.05, True))
     assert (spaced.spaced_reviews, spaced.review_right) == (1, 0)
     assert spaced.predicted_recall == pytest.approx(
@@ -255,17 +254,17 @@ def test_the_after_a_miss_share_counts_only_spaced_answers_that_follow_a_miss() 
     )
     assert MemoryState.from_row(state.to_row()) == state
     # No evidence: the prior. Then the learner's own share, trusted the more the more there is.
-    assert after_miss_share([_answers((0, True), (48, True))]) == AFTER_MISS_PRIOR
+    assert calibration([_answers((0, True), (48, True))]).kept == AFTER_MISS_PRIOR
     forgotten = [
         dataclasses.replace(state, miss_predicted=0.8 * 60, miss_right=15, miss_reviews=60)
     ]
     weight = 60 / (60 + AFTER_MISS_PSEUDO)
     # 15 right of 60 is what chance alone gives: nothing of the feedback was kept.
-    assert after_miss_share(forgotten, chance=0.25) == pytest.approx(
+    assert calibration(forgotten, chance=0.25).kept == pytest.approx(
         AFTER_MISS_PRIOR * (1 - weight)
     )
     kept = [dataclasses.replace(state, miss_predicted=0.5 * 60, miss_right=60, miss_reviews=60)]
     # Better than FSRS predicted counts as all of it, no more.
-    assert after_miss_share(kept) == pytest.approx(
+    assert calibration(kept).kept == pytest.approx(
         AFTER_MISS_PRIOR + (1 - AFTER_MISS_PRIOR) * weight
     )

@@ -10,7 +10,7 @@ from bot.learning.blueprint import Blueprint
 from bot.learning.memory import (
     Answer,
     MemoryState,
-    forgetting_exponent,
+    calibration,
     recall_probability,
     review,
 )
@@ -118,7 +118,7 @@ def test_a_learner_forgetting_faster_than_fsrs_gets_the_thin_tail_and_a_lower_es
     long_after = T0 + 60 * DAY  # weeks past the last review: where the two curves disagree
     as_predicted = _with_reviews(0.9, right=72, n=80)  # reviews went as FSRS said
     worse = _with_reviews(0.9, right=30, n=80)  # reviews went much worse
-    g_fast = forgetting_exponent(worse.values(), PLAN.mean_chance)
+    g_fast = calibration(worse.values(), PLAN.mean_chance).g
     assert g_fast > 1.5 and thin_tail_weight(g_fast) > 0.5
     a = readiness(PLAN, as_predicted, long_after)
     b = readiness(PLAN, worse, long_after)

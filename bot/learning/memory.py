@@ -337,54 +337,46 @@ def recalls(
 # How many review answers it takes before the learner's own forgetting rate outweighs FSRS's
 # population default (the calibration is shrunk toward "no correction" below that).
 CALIBRATION_PSEUDO = 40.0
-
-
-def _tally(memory: Iterable[MemoryState], *, after_miss: bool) -> tuple[float, float, float]:
-    """Spaced answers, the recall FSRS predicted for them and how many were right, summed over
-    a learner's states: all of them, or those that followed a miss."""
-    n = predicted = right = 0.0
-    for s in memory:
-        counts = (
-            (s.miss_reviews, s.miss_predicted, s.miss_right)
-            if after_miss
-            else (s.spaced_reviews, s.predicted_recall, s.review_right)
-        )
-        n, predicted, right = n + counts[0], predicted + counts[1], right + counts[2]
-    return n, predicted, right
-
-
-def forgetting_exponent(memory: Iterable[MemoryState], chance: float = 0.25) -> float:
-    """Exponent g so that recall ** g matches this learner's right answers on reviews.
-
-    Right answers include lucky guesses, so the observed recall is corrected for `chance` (the
-    bank's mean probability of a blind guess) before it is compared with FSRS's prediction.
-    g > 1: the learner forgets faster than the default model; g < 1: slower.
-    """
-    n, predicted, right = _tally(memory, after_miss=False)
-    if n < 1:
-        return 1.0
-    expected = min(max(predicted / n, 0.05), 0.995)
-    observed = min(max((right / n - chance) / (1 - chance), 0.05), 0.995)
-    raw = math.log(observed) / math.log(expected)
-    weight = n / (n + CALIBRATION_PSEUDO)
-    return min(4.0, max(0.5, 1.0 + (raw - 1.0) * weight))
-
-
 # As CALIBRATION_PSEUDO, for the rarer spaced answers that follow a miss.
 AFTER_MISS_PSEUDO = 20.0
 AFTER_MISS_PRIOR = 0.5
 
 
-def after_miss_share(memory: Iterable[MemoryState], chance: float = 0.25) -> float:
-    """The share of FSRS's recall that a question last answered wrong keeps for this learner.
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """How a learner's spaced answers went against the recall FSRS predicted for them."""
 
-    Measured on the spaced answers that followed a miss: their right answers (corrected for
-    `chance`, as in `forgetting_exponent`) over the recall FSRS predicted for them, at most 1,
-    and shrunk toward AFTER_MISS_PRIOR while there are few of them.
+    g: float = 1.0  # exponent on the recall of a question last answered right
+    kept: float = AFTER_MISS_PRIOR  # share of its recall a question last answered wrong keeps
+
+
+def calibration(memory: Iterable[MemoryState], chance: float = 0.25) -> Calibration:
+    """The learner's calibration from their spaced answers, in one pass over their states.
+
+    Right answers include lucky guesses, so the observed recall is corrected for `chance` (the
+    bank's mean probability of a blind guess) before it is compared with FSRS's prediction.
+    g, from every spaced answer: g > 1, the learner forgets faster than FSRS says; g < 1,
+    slower. `kept`, from those that followed a miss: their right answers over FSRS's
+    prediction for them, at most 1, shrunk toward AFTER_MISS_PRIOR while there are few.
     """
-    n, predicted, right = _tally(memory, after_miss=True)
-    if n < 1:
-        return AFTER_MISS_PRIOR
-    observed = max(0.0, (right / n - chance) / (1 - chance))
-    raw = min(1.0, observed / max(predicted / n, 1e-6))
-    return AFTER_MISS_PRIOR + (raw - AFTER_MISS_PRIOR) * n / (n + AFTER_MISS_PSEUDO)
+    n = predicted = right = 0.0
+    miss_n = miss_predicted = miss_right = 0.0
+    for s in memory:
+        n += s.spaced_reviews
+        predicted += s.predicted_recall
+        right += s.review_right
+        miss_n += s.miss_reviews
+        miss_predicted += s.miss_predicted
+        miss_right += s.miss_right
+    g = 1.0
+    if n >= 1:
+        expected = min(max(predicted / n, 0.05), 0.995)
+        observed = min(max((right / n - chance) / (1 - chance), 0.05), 0.995)
+        raw = math.log(observed) / math.log(expected)
+        g = min(4.0, max(0.5, 1.0 + (raw - 1.0) * n / (n + CALIBRATION_PSEUDO)))
+    kept = AFTER_MISS_PRIOR
+    if miss_n >= 1:
+        observed = max(0.0, (miss_right / miss_n - chance) / (1 - chance))
+        raw = min(1.0, observed / max(miss_predicted / miss_n, 1e-6))
+        kept += (raw - AFTER_MISS_PRIOR) * miss_n / (miss_n + AFTER_MISS_PSEUDO)
+    return Calibration(g, kept)

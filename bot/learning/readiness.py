@@ -12,8 +12,7 @@ from bot.learning.blueprint import Blueprint
 from bot.learning.memory import (
     DAY_SECONDS,
     MemoryState,
-    after_miss_share,
-    forgetting_exponent,
+    calibration,
     recall_probability,
 )
 
@@ -86,11 +85,11 @@ def readiness(
     """Predicted blueprint-weighted exam score for an exam sat at `at` (default: now)."""
     when = at or now
     abilities = topic_abilities(plan, memory)
-    g = forgetting_exponent(memory.values(), plan.mean_chance)
-    thin = thin_tail_weight(g)
     # A question missed minutes ago is one FSRS counts as recalled: the learner saw the answer.
     # It counts at the share of that recall this learner has kept at the next sitting.
-    kept = after_miss_share(memory.values(), plan.mean_chance)
+    cal = calibration(memory.values(), plan.mean_chance)
+    g, kept = cal.g, cal.kept
+    thin = thin_tail_weight(g)
     answers = sum(s.reps for q, s in memory.items() if q in plan.questions)
     topics: dict[str, TopicReadiness] = {}
     mean = var_sampling = var_model = thin_tail = 0.0
