@@ -11,7 +11,6 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.domain import zones
-from bot.storage.targets import database_target
 
 # The bundled bank ships next to the package in a source checkout.
 BUNDLED_QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
@@ -19,6 +18,30 @@ DEFAULT_BOT_API_URL = "https://api.telegram.org"
 TOKEN_PATTERN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,64}$")
 # What Telegram accepts in X-Telegram-Bot-Api-Secret-Token.
 WEBHOOK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+# QUIZBOT_DB: a PostgreSQL URL, or a SQLite file as a path or sqlite:///relative, sqlite:////abs.
+SQLITE_PREFIX = "sqlite:///"
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def database_target(text: str) -> Path | str:
+    """What a `QUIZBOT_DB` value (or a `--db`, `--from`, `--to` argument) names: a PostgreSQL
+    URL as it is, otherwise the SQLite file. ValueError for any other URL (`mysql://…`,
+    `postgresql+psycopg://…`, `sqlite://x`), which would otherwise become a file of that odd
+    name; its message never holds the value, since a URL may hold a password."""
+    if text.startswith(POSTGRES_PREFIXES):
+        return text
+    if text.startswith(SQLITE_PREFIX):
+        return Path(text.removeprefix(SQLITE_PREFIX))
+    scheme = _SCHEME.match(text)
+    if scheme is not None:
+        raise ValueError(
+            f"a database URL of scheme {scheme.group(1)!r} is not one quizbot reads: give a "
+            "file path, sqlite:///relative.db, sqlite:////absolute.db or postgresql://..."
+        )
+    return Path(text)
+
+
 # A local Bot API server (`telegram-bot-api --local`) may post over plain http on the machine.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 

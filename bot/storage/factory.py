@@ -9,9 +9,9 @@ import argparse
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot.config import POSTGRES_PREFIXES, SQLITE_PREFIX, database_target
 from bot.storage.port import Connection, Store
 from bot.storage.sqlite.database import Database, connect_sync, prepare
-from bot.storage.targets import POSTGRES_PREFIXES, SQLITE_PREFIX, database_target
 
 
 def is_postgres(target: str | Path) -> bool:
