@@ -84,6 +84,10 @@ async def test_a_channels_results_are_not_posted_in_the_channel(tmp_path: Path) 
         said = h.api.last_text(CHANNEL_ID) or ""
         assert f"quizbot export --chat {CHANNEL_ID}" in said
         assert "secret_reader" not in said and "9001" not in said
+        # Nor on a leaderboard posted to every subscriber.
+        await h.feed(channel_command("/leaderboard"))
+        said = h.api.last_text(CHANNEL_ID) or ""
+        assert "leaderboard is not posted in the channel" in said and "Secret" not in said
 
 
 async def test_a_window_in_superscript_digits_gets_the_usage(tmp_path: Path) -> None:

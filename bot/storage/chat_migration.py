@@ -52,6 +52,14 @@ def migrate_chat(conn: Connection, old_id: int, new_id: int, now: float) -> bool
             (new_id, now, old_id),
         )
         changed = True
+    # A question still open stays in the old group, which takes no more answers and whose
+    # messages the supergroup cannot edit (its message ids are its own: a reveal there would
+    # edit whatever message bears the same id). It moves closed, with nothing to reveal.
+    conn.execute(
+        "UPDATE deliveries SET closed_at = COALESCE(closed_at, ?), revealed_at = ?"
+        " WHERE chat_id = ? AND revealed_at IS NULL",
+        (now, now, old_id),
+    )
     for table in MOVED_WITH_CHAT:
         where = _MOVED_WHERE.get(table, "chat_id = :old")
         cur = conn.execute(

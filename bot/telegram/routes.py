@@ -56,9 +56,11 @@ PRIVATE = filters.ChatType.PRIVATE
 NOT_TEXT = filters.UpdateType.MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL
 WHY_DEEP_LINK = r"^/start(@\w+)? why_\d{1,18}$"
 # Group commands come as messages; in a channel, as channel posts (sent by its admins).
-GROUPS_AND_CHANNELS = (filters.ChatType.GROUPS & filters.UpdateType.MESSAGE) | (
-    filters.ChatType.CHANNEL & filters.UpdateType.CHANNEL_POST
-)
+# A linked channel's posts are forwarded into its discussion group automatically: a command
+# there is the channel's, answered in the channel, not a second time in the group.
+GROUPS_AND_CHANNELS = (
+    filters.ChatType.GROUPS & filters.UpdateType.MESSAGE & ~filters.IS_AUTOMATIC_FORWARD
+) | (filters.ChatType.CHANNEL & filters.UpdateType.CHANNEL_POST)
 
 # Commands that only work in a group or channel, and private-chat ones (besides /start,
 # /stats, /quiz, /topics, /daily and /help, which have a group meaning of their own): sent in

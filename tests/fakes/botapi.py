@@ -84,9 +84,19 @@ class FakeBotApi(ApiMethods):
                 self._inject_faults(key, params)
                 self._uploads = files or {}
                 result = handler(params)
+                if params.get("message_thread_id") and isinstance(result, dict):
+                    self._in_topic(result, int(params["message_thread_id"]))
             except ApiError as error:
                 return error.error_code, error.body()
             return 200, {"ok": True, "result": result}
+
+    def _in_topic(self, result: dict[str, Any], thread: int) -> None:
+        """A message sent into a forum topic says so, as Telegram's does (stored and echoed)."""
+        key = (result.get("chat", {}).get("id"), result.get("message_id"))
+        stored = self._messages.get(key)  # type: ignore[arg-type]
+        for message in (result, stored.message if stored is not None else {}):
+            message["message_thread_id"] = thread
+            message["is_topic_message"] = True
 
     def delay_for(self, method: str) -> float:
         """Seconds the transport should hold back the answer to `method`."""

@@ -17,7 +17,9 @@ from bot.domain.kinds import PollMode
 from bot.plural import plural
 from bot.telegram.context import QuizContext
 from bot.telegram.handlers.chat_admins import is_admin, refuse, reply
+from bot.telegram.handlers.common import thread_of
 from bot.telegram.outbound.documents import TooLarge, send_file
+from bot.telegram.outbound.guarded import guarded
 from bot.telegram.views import group_render, texts
 from bot.telegram.views.render import esc
 
@@ -51,6 +53,10 @@ async def leaderboard(update: Update, context: QuizContext) -> None:
         return
     if arg:
         await reply(update, context, texts.LEADERBOARD_USAGE)
+        return
+    if chat.type == ChatType.CHANNEL:
+        # As with /export: every subscriber would see who answered.
+        await reply(update, context, texts.LEADERBOARD_NOT_IN_CHANNELS)
         return
     settings = await groups.settings(chat.id)
     if not settings.leaderboard:
@@ -145,8 +151,13 @@ async def export(update: Update, context: QuizContext) -> None:
         title=html.escape(title or "this chat"), members=plural(members, "member")
     )
     name = f"results-{abs(chat_id)}-{dt.datetime.now(dt.UTC):%Y-%m-%d}.csv"
+    thread = thread_of(update)
     try:
-        await send_file(context.bot, chat_id, data, name, caption)
+        await guarded(
+            context.services,
+            chat_id,
+            lambda cid: send_file(context.bot, cid, data, name, caption, thread=thread),
+        )
     except TooLarge as err:
         log.warning("/export: %s", err)
         await reply(update, context, texts.EXPORT_TOO_LARGE)

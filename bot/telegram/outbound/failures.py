@@ -31,6 +31,9 @@ NO_RIGHTS = (
     "need administrator rights",
 )
 
+# BadRequest texts for a forum topic the bot may not post in: deleted, or closed to it.
+TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
+
 # BadRequest texts for a file_id this bot cannot send (another bot's, or expired): upload anew.
 BAD_FILE_ID = ("wrong file identifier", "wrong remote file identifier", "file reference expired")
 # Telegram's refusals of an uploaded photo itself (PHOTO_INVALID_DIMENSIONS, IMAGE_PROCESS_FAILED,
@@ -47,6 +50,7 @@ class Failure(Enum):
     NOT_MODIFIED = auto()  # a repeated edit: nothing to do
     CANNOT_EDIT = auto()  # the message is gone or too old: send a new one instead
     NO_RIGHTS = auto()  # may not post or edit in this chat
+    TOPIC_GONE = auto()  # the forum topic is deleted or closed: post in General instead
     REFUSED = auto()  # another 400: sending again cannot help
     TIMED_OUT = auto()  # maybe delivered: the Bot API cannot tell (also a reply not JSON)
     NETWORK = auto()  # a 5xx or a connection error: may work later
@@ -69,6 +73,8 @@ def sort_error(err: TelegramError) -> Failure:
             return Failure.CANNOT_EDIT
         if any(r in reason for r in NO_RIGHTS):
             return Failure.NO_RIGHTS
+        if any(r in reason for r in TOPIC_GONE):
+            return Failure.TOPIC_GONE
         return Failure.REFUSED
     if isinstance(err, TimedOut) or _garbled(err):
         return Failure.TIMED_OUT

@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from telegram import InputFile, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import ExtBot, JobQueue
 
 from bot.bank.models import Kind, Question
@@ -34,7 +34,7 @@ from bot.telegram.context import QuizContext, Services
 from bot.telegram.outbound.failures import retry_seconds
 from bot.telegram.outbound.guarded import guarded
 from bot.telegram.outbound.pictures import PictureUnavailable, photo_by_key
-from bot.telegram.outbound.send import Deferred, edit_or_send, send_html
+from bot.telegram.outbound.send import Deferred, edit_or_send, into_topic, send_html
 from bot.telegram.views import group_render, keyboards, question_media, texts
 
 log = logging.getLogger(__name__)
@@ -130,9 +130,17 @@ async def send_group_question(
                 message_thread_id=thread,
             )
             above = stem.message_id
-        message = await send_quiz_poll(
-            bot, chat_id, question, anonymous=anonymous, reply_to=above, thread=thread
-        )
+        try:
+            message = await send_quiz_poll(
+                bot, chat_id, question, anonymous=anonymous, reply_to=above, thread=thread
+            )
+        except TelegramError:
+            if above is not None:
+                # The question is posted again whole (after a 429, or in General): a stem
+                # left above no poll would read as a second question.
+                with contextlib.suppress(TelegramError):
+                    await bot.delete_message(chat_id, above)
+            raise
         if message.poll is not None:
             await groups.attach_poll(delivery.id, message.message_id, message.poll.id)
         return message
@@ -306,20 +314,23 @@ async def _post_question(
         services.budget.note(message.chat_id, services.clock.now())
         schedule_close(job_queue, delivery.id, settings.window_s)
 
+    def send(cid: int, topic: int | None) -> Awaitable[Message]:
+        return send_group_question(
+            bot,
+            services.catalog,
+            services.groups,
+            cid,
+            delivery,
+            settings,
+            media=services.media,
+            thread=topic,
+        )
+
     try:
         message = await guarded(
             services,
             chat_id,
-            lambda cid: send_group_question(
-                bot,
-                services.catalog,
-                services.groups,
-                cid,
-                delivery,
-                settings,
-                media=services.media,
-                thread=thread,
-            ),
+            lambda cid: into_topic(cid, thread, lambda topic: send(cid, topic)),
             flood_wait=False,
         )
     except RetryAfter as err:
@@ -328,6 +339,11 @@ async def _post_question(
         await groups.discard(delivery.id)
         schedule_retry(job_queue, chat_id, source, retry_seconds(err), tries, thread)
         return None
+    except Exception:
+        # Refused for good: no question left open that was never posted, to count as asked
+        # and to keep its question out of the chat's rotation.
+        await groups.discard(delivery.id)
+        raise
     if message is None:
         await groups.discard(delivery.id)
         return None
@@ -379,7 +395,9 @@ async def show_reveal(bot: ExtBot[None], services: Services, found: Reveal) -> N
     assert message_id is not None
     if found.poll_id is not None:
         try:
-            await guarded(services, delivery.chat_id, lambda cid: bot.stop_poll(cid, message_id))
+            await guarded(
+                services, delivery.chat_id, lambda cid: bot.stop_poll(cid, message_id), edit=True
+            )
         except BadRequest as err:
             log.info("poll of delivery %s not stopped: %s", delivery.id, err)
         return
@@ -390,6 +408,7 @@ async def show_reveal(bot: ExtBot[None], services: Services, found: Reveal) -> N
         services,
         delivery.chat_id,
         lambda cid: edit_or_send(bot, cid, message_id, text, markup),
+        edit=True,
     )
 
 

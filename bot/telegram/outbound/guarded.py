@@ -33,10 +33,13 @@ async def guarded(
     *,
     flood_wait: bool = True,
     then: Then | None = None,
+    edit: bool = False,
 ) -> T | None:
     """Run a send or edit into a group or channel; None when the bot may not post there.
 
-    ChatMigrated moves the chat's rows to the supergroup id and retries there once; Forbidden
+    ChatMigrated moves the chat's rows to the supergroup id and retries there once (an `edit`
+    of a message by its id is not retried: the message is in the old group, and the same id
+    in the supergroup is another message); Forbidden
     (removed, kicked) marks the chat inactive; "not enough rights" is logged. None of them is
     raised, so a job or a handler never loops on a chat that cannot take messages.
     A 429 is retried in the background (send.with_retry: Deferred is raised, `then` gets the
@@ -51,6 +54,8 @@ async def guarded(
             new_id = int(err.new_chat_id)
             log.info("chat %s became supergroup %s: moving its rows", chat_id, new_id)
             await services.groups.migrate(chat_id, new_id)
+            if edit:
+                return None
             return await attempt(lambda: call(new_id), chat_id=new_id, then=then)
     except Forbidden as err:
         log.info("chat %s: forbidden (%s): marked inactive", chat_id, err)

@@ -103,7 +103,7 @@ async def _edit_count(
     if await _revealed_elsewhere(bot, services, delivery.id):
         return None
     try:
-        await guarded(services, delivery.chat_id, edit, flood_wait=False)
+        await guarded(services, delivery.chat_id, edit, flood_wait=False, edit=True)
     except RetryAfter as err:
         return max(retry_seconds(err), 0.0)
     await _revealed_elsewhere(bot, services, delivery.id, show=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from telegram import InlineKeyboardMarkup, InputFile, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, RetryAfter, TelegramError
+from telegram.error import ChatMigrated, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
 from bot.domain.display import decode_order, displayed
@@ -34,6 +34,7 @@ from bot.telegram.outbound.failures import Failure, retry_seconds, sort_error
 from bot.telegram.outbound.group_rounds import send_group_question
 from bot.telegram.outbound.json_api import send_message_json
 from bot.telegram.outbound.pictures import PictureUnavailable, fits_caption, photo_by_key
+from bot.telegram.outbound.send import into_topic
 from bot.telegram.views import question_media
 from bot.telegram.views.question_media import Picture
 from bot.telegram.views.render_cache import STAND_IN_KEY, private_push
@@ -277,22 +278,8 @@ async def send_pushed_question(courier: TelegramCourier, claim: Claim, chat_id: 
             thread=thread,
         )
 
-    try:
-        message = await send(claim.thread)
-    except BadRequest as err:
-        if claim.thread is None or not topic_gone(err):
-            raise
-        # The forum topic /daily was set in was deleted or closed: the question goes to the
-        # group's General topic, today and from now on.
-        log.info(
-            "push to chat %s: topic %s unusable (%s), sent to General", chat_id, claim.thread, err
-        )
+    message = await into_topic(chat_id, claim.thread, send)
+    if claim.thread is not None and message.message_thread_id != claim.thread:
+        # The topic /daily was set in is deleted or closed: General from now on.
         await courier.groups.forget_daily_topic(chat_id, claim.thread)
-        message = await send(None)
     return message.message_id
-
-
-def topic_gone(err: BadRequest) -> bool:
-    """A send into a forum topic refused because the topic was deleted or closed."""
-    text = err.message.lower()
-    return "thread not found" in text or "topic_closed" in text or "topic_deleted" in text

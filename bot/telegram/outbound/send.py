@@ -112,6 +112,20 @@ async def cancel_retries() -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def into_topic(
+    chat_id: int, thread: int | None, send: Callable[[int | None], Awaitable[T]]
+) -> T:
+    """`send(thread)`; when Telegram refuses that forum topic (deleted, or closed to the bot),
+    `send(None)`: into the group's General topic rather than nowhere."""
+    try:
+        return await send(thread)
+    except BadRequest as err:
+        if thread is None or sort_error(err) is not Failure.TOPIC_GONE:
+            raise
+        log.info("chat %s: topic %s refused (%s): sent to General", chat_id, thread, err)
+        return await send(None)
+
+
 async def send_html(
     bot: ExtBot[None],
     chat_id: int,
@@ -149,15 +163,19 @@ async def send_parts(
         nonlocal sent
         message: Message | None = None
         for i in range(sent, len(parts)):
-            message = await bot.send_message(
-                chat_id,
-                parts[i],
-                parse_mode=ParseMode.HTML,
-                reply_markup=markup if i == len(parts) - 1 else None,
-                reply_to_message_id=reply_to if i == 0 else None,
-                allow_sending_without_reply=True,
-                message_thread_id=thread,
-            )
+
+            async def one(topic: int | None, i: int = i) -> Message:
+                return await bot.send_message(
+                    chat_id,
+                    parts[i],
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup if i == len(parts) - 1 else None,
+                    reply_to_message_id=reply_to if i == 0 else None,
+                    allow_sending_without_reply=True,
+                    message_thread_id=topic,
+                )
+
+            message = await into_topic(chat_id, thread, one)
             sent = i + 1
         assert message is not None
         return message
@@ -190,7 +208,8 @@ async def edit_or_send(
         message_id,
     )
     if edited and len(parts) > 1:
-        await send_parts(bot, chat_id, parts[1:], markup)
+        # A reply to the edited message: in a forum group it stays in that message's topic.
+        await send_parts(bot, chat_id, parts[1:], markup, reply_to=message_id)
 
 
 async def edit_html_json(

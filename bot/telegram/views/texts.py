@@ -204,6 +204,10 @@ EXPORT_NOT_IN_CHANNELS = (
     "A channel's results are not posted in the channel: every subscriber would see who "
     "answered. The operator can write them with <code>quizbot export --chat {chat_id}</code>."
 )
+LEADERBOARD_NOT_IN_CHANNELS = (
+    "A channel's leaderboard is not posted in the channel: every subscriber would see who "
+    "answered."
+)
 EXPORT_TOO_LARGE = "The results are over Telegram's 50 MB limit for a file; ask the operator."
 LEADERBOARD_USAGE = "Use /leaderboard, or (admins) /leaderboard off | on."
 WINDOW_SET = "Questions now stay open for <b>{minutes} min</b>."
