@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 from dataclasses import replace
+
+import pytest
 
 from bot.learning.blueprint import Blueprint
 from bot.learning.memory import (
@@ -16,6 +19,7 @@ from bot.learning.memory import (
 )
 from bot.learning.readiness import (
     MIN_ANSWERS,
+    MODEL_SD,
     MockResult,
     p_right,
     readiness,
@@ -134,6 +138,19 @@ def test_a_learner_forgetting_faster_than_fsrs_gets_the_thin_tail_and_a_lower_es
     assert fsrs_only > 0.7  # what the heavy tail alone would have claimed
 
 
+def test_the_memory_models_error_is_one_error_across_topics() -> None:
+    """A learner whose every question is met rests wholly on the memory model: the chance of
+    passing allows MODEL_SD of error in the whole score, whatever the number of topics (summed
+    in quadrature over the bank's topics, the same learner would be near certain to pass)."""
+    memory = _answered(list(PLAN.questions), True, reviews=2)
+    r = readiness(PLAN, memory, T0 + 80 * DAY)
+    assert r.score is not None and r.pass_probability is not None
+    # (and the small floor every estimate keeps, a third of it)
+    z = (r.score - PLAN.passing_score) / (100 * math.hypot(MODEL_SD, MODEL_SD / 3))
+    assert len(PLAN.by_topic) >= 4
+    assert r.pass_probability == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))), abs=2e-4)
+
+
 def test_the_lower_end_allows_for_thin_tailed_forgetting_long_after_review() -> None:
     memory = _answered(list(PLAN.questions), True, reviews=2)  # no review outcomes yet: g = 1
     fresh = readiness(PLAN, memory, T0 + 4 * DAY)
@@ -159,11 +176,11 @@ def test_the_range_widens_for_a_learner_forgetting_faster_than_fsrs_most_of_all_
     assert as_predicted.high is not None
     assert worse.score - worse.low > 2 * (as_predicted.score - as_predicted.low)
     assert worse.high - worse.score < worse.score - worse.low  # the thin tail: downward only
-    # FSRS's stabilities are trusted less either way: a month on (scores near 86, so the
-    # upper ends are not cut at 100 by the scale), the upper end moves up too.
-    a, b = (readiness(PLAN, _with_reviews(0.9, right=r, n=80), T0 + 30 * DAY) for r in (72, 30))
-    assert a.score is not None and a.high is not None and a.score < 90
-    assert b.score is not None and b.high is not None and b.score < 90
+    # FSRS's stabilities are trusted less either way: four months on (upper ends below 100,
+    # so not cut by the scale), the upper end moves up too.
+    a, b = (readiness(PLAN, _with_reviews(0.9, right=r, n=80), T0 + 120 * DAY) for r in (72, 30))
+    assert a.score is not None and a.high is not None and a.high < 100
+    assert b.score is not None and b.high is not None and b.high < 100
     assert b.high - b.score > 1.5 * (a.high - a.score)
 
 

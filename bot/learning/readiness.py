@@ -19,9 +19,11 @@ from bot.learning.memory import (
 MIN_ANSWERS = 40
 MIN_MET_PER_TOPIC = 3  # answered questions before a topic counts as met for the estimate
 MIN_BLUEPRINT_MET = 0.5  # share of the blueprint weight in topics met
-# Spread of the estimate that does not shrink with more answers: the memory model's default
-# parameters are not fitted to this learner, so recall itself is uncertain (in score points
-# per unit of blueprint weight resting on memory rather than on first-attempt evidence).
+# Spread of the estimate that does not shrink with more answers: the memory model's parameters
+# are not this learner's exactly, so recall itself is uncertain (in score points per unit of
+# blueprint weight resting on memory rather than on first-attempt evidence). It is one error
+# for every topic (the same curve and parameters), so the topics' shares add up, rather than
+# averaging out as sampling errors do.
 MODEL_SD = 0.06
 Z90 = 1.645
 # A thin-tailed alternative to FSRS-6's curve: exponential forgetting (Ebbinghaus; half-life
@@ -92,7 +94,7 @@ def readiness(
     thin = thin_tail_weight(g)
     answers = sum(s.reps for q, s in memory.items() if q in plan.questions)
     topics: dict[str, TopicReadiness] = {}
-    mean = var_sampling = var_model = thin_tail = 0.0
+    mean = var_sampling = sd_model = thin_tail = 0.0
     weight_total = sum(w for t, w in plan.weight.items() if plan.by_topic.get(t))
     for topic, ids in plan.by_topic.items():
         if not ids:
@@ -123,7 +125,7 @@ def readiness(
         thin_tail += w * tail_gap / len(ids)
         unmet = 1.0 - a.met_share
         var_sampling += (w * unmet) ** 2 * a.rate * (1 - a.rate) / (a.met + 5.0)
-        var_model += (w * a.met_share * MODEL_SD) ** 2
+        sd_model += w * a.met_share * MODEL_SD
     missing = tuple(
         t
         for t in sorted(plan.by_topic, key=lambda t: -plan.weight[t])
@@ -146,6 +148,7 @@ def readiness(
             max(0, MIN_ANSWERS - answers),
             missing,
         )
+    var_model = sd_model**2
     sd = math.sqrt(var_sampling + var_model + (MODEL_SD / 3) ** 2)
     # The range's model error grows with g: the further the learner's reviews depart from
     # FSRS toward forgetting, the less its stabilities (not only its tail) can be trusted, and
