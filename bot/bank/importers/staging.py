@@ -22,9 +22,10 @@ def _hidden(folder: str, names: list[str]) -> list[str]:
 
 
 def check_plan(
-    out_dir: Path, plan: Sequence[tuple[Path, str]]
+    out_dir: Path, plan: Sequence[tuple[Path, str]], *, lint: bool = True
 ) -> tuple[list[Problem], list[Problem]]:
-    """(problems, item-writing warnings) of the bank as it would be after writing `plan`."""
+    """(problems, item-writing warnings) of the bank as it would be after writing `plan`; no
+    warnings unless `lint` (linting costs more than loading, for a caller that drops them)."""
     with tempfile.TemporaryDirectory(prefix="quizbot-import-") as tmp:
         stage = Path(tmp) / (out_dir.name or "bank")
         if out_dir.is_dir():
@@ -37,7 +38,7 @@ def check_plan(
         result = load_banks([stage])
         warnings = [
             w
-            for bank_id, bank in result.banks.items()
+            for bank_id, bank in (result.banks.items() if lint else ())
             for w in lint_bank(bank, result.folders[bank_id], result.files[bank_id])
         ]
 
